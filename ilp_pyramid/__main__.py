@@ -1,0 +1,3 @@
+from ilp_pyramid.cli import main
+
+main()

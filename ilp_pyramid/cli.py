@@ -1,0 +1,63 @@
+"""The `ilp-pyramid` command line: Bel's Pyramid at the top level, one group per other puzzle."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+try:  # Typer >= 0.20 vendors click; older ones depend on it.
+    from typer._click import exceptions as click_exceptions
+except ImportError:  # pragma: no cover
+    from click import exceptions as click_exceptions
+
+from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid.puzzles.bel import cli as bel
+
+app = typer.Typer(
+    name="ilp-pyramid",
+    help="Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+app.command("solve")(bel.solve)
+app.command("verify")(bel.verify)
+app.command("export")(bel.export)
+app.command("read-solution")(bel.read_solution)
+app.command("models")(bel.models)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: every failure becomes one line on stderr and an exit code, never a traceback."""
+    try:
+        code = app(args=argv, prog_name="ilp-pyramid", standalone_mode=False)
+    except click_exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        code = 0
+    except click_exceptions.ClickException as exc:
+        message = exc.format_message().replace("\n", " ")
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        print(f"error: {message}{hint}", file=sys.stderr)
+        code = exc.exit_code
+    except (click_exceptions.Abort, typer.Abort):
+        print("error: interrupted", file=sys.stderr)
+        code = 130
+    except (InputError, SolverError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        code = 130
+    except MemoryError:
+        print("error: out of memory", file=sys.stderr)
+        code = 1
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a line
+        if os.environ.get("ILP_PYRAMID_DEBUG"):
+            raise
+        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,13 @@
+"""Errors the CLI turns into one-line messages instead of tracebacks."""
+
+
+class InputError(Exception):
+    """Bad input from the user (malformed file, impossible argument): exit code 2."""
+
+    exit_code = 2
+
+
+class SolverError(Exception):
+    """A solver could not be run or returned something unusable: exit code 1."""
+
+    exit_code = 1

@@ -1,0 +1,1 @@
+"""One sub-package per puzzle: geometry -> model -> decode -> render."""

@@ -1,0 +1,225 @@
+"""Bel's Pyramid commands: solve, verify, export, read-solution, models."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import typer
+
+from ilp_pyramid import backends
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    EXIT_TIMEOUT,
+    EXIT_USAGE,
+    Json,
+    Seed,
+    Threads,
+    TimeLimit,
+    console,
+    fail,
+    print_json,
+    solve_options,
+)
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
+from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
+from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
+from ilp_pyramid.verify.bel import verify_solution
+
+SolverOpt = typer.Option("highs", "--solver", "-s", help="highs | cbc (MIP).")
+FormulationOpt = typer.Option("counts", "--formulation", "-f",
+                              help="counts (cell-cube assignment linked by label counts) | "
+                                   "rotations (one binary per cell x cube x rotation).")
+
+
+def check_n(n: int) -> None:
+    if not 1 <= n <= MAX_N:
+        fail(f"N must be between 1 and {MAX_N} (got {n})")
+
+
+def check_solver(solver: str) -> None:
+    try:
+        backends.kind(solver)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def check_formulation(formulation: str) -> None:
+    if formulation not in FORMULATIONS:
+        fail(f"unknown formulation {formulation!r} (choose from {', '.join(FORMULATIONS)})")
+
+
+def solve(
+    n: int = typer.Argument(..., help="Number of levels (N=3 is the classic 35-cube pyramid)."),
+    solver: str = SolverOpt,
+    formulation: str = FormulationOpt,
+    time_limit: float = TimeLimit,
+    threads: int = Threads,
+    seed: int = Seed,
+    output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
+    json_out: bool = Json,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+) -> None:
+    """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
+
+    Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution.
+    """
+    check_n(n)
+    check_solver(solver)
+    check_formulation(formulation)
+    options = solve_options(time_limit, threads, seed, verbose and not json_out)
+    if not json_out:
+        console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
+                      f"solver {solver}, formulation {formulation}")
+    outcome = runner.run(n, solver, formulation, options)
+    report(outcome, json_out, output)
+
+
+def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
+    if outcome.solution is not None and output is not None:
+        write_atomic(output, outcome.solution.to_drawing())
+    if json_out:
+        print_json(outcome.to_json())
+    else:
+        console.print(f"model: {outcome.variables} variables, {outcome.constraints} constraints; "
+                      f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
+        if outcome.solution is not None:
+            console.print("verified: every cube of the set appears exactly once")
+            console.print(outcome.solution.to_drawing(), end="", markup=False)
+        elif outcome.status == runner.TIMEOUT:
+            console.print(f"timeout: no solution within the time limit "
+                          f"({outcome.solve_seconds:.1f} s)")
+        elif outcome.status == runner.INFEASIBLE:
+            console.print("infeasible: no labelling satisfies the model")
+        else:
+            console.print(f"error: the solver failed {outcome.message}".rstrip())
+    if outcome.solution is None:
+        raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+
+
+def load_solution(path: Path) -> BelSolution:
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    try:
+        return parse_solution_text(text)
+    except InputError as exc:
+        fail(f"{path}: {exc}")
+
+
+def verify(
+    file: Path = typer.Argument(..., help="Knuth's drawing or the solve --json object."),
+    json_out: bool = Json,
+) -> None:
+    """Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is malformed."""
+    solution = load_solution(file)
+    verdict = verify_solution(solution)
+    if json_out:
+        print_json({"n": solution.n, "valid": verdict.valid, "reasons": verdict.reasons()})
+    elif verdict.valid:
+        console.print(f"valid: N={solution.n}, "
+                      f"all {cell_count(solution.n)} cubes appear exactly once")
+    else:
+        console.print(f"invalid: N={solution.n}")
+        for reason in verdict.reasons():
+            console.print(f"  {reason}", markup=False)
+    if not verdict.valid:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def export(
+    n: int = typer.Argument(..., help="Number of levels."),
+    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
+    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
+    formulation: str = FormulationOpt,
+) -> None:
+    """Export the model as LP or MPS with readable, stable variable names."""
+    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+
+    check_n(n)
+    check_formulation(formulation)
+    fmt = (fmt or format_from_name(str(output)) or "").lower()
+    if fmt not in MIP_FORMATS:
+        fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
+    model = build_model(n, formulation)
+    write_mip(model.problem, str(output), fmt)
+    console.print(f"wrote {output}: {model.num_variables} variables, "
+                  f"{model.num_constraints} constraints")
+
+
+_VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
+
+
+def read_mip_values(text: str) -> dict[str, float]:
+    """Variable values from a MIP solution file: HiGHS's, CBC's, or plain "name value" lines."""
+    values = {}
+    for match in _VALUE.finditer(text):
+        try:
+            values[match.group(1)] = float(match.group(2))
+        except ValueError:
+            continue
+    return values
+
+
+def read_solution(
+    model_file: Path = typer.Argument(..., help="The exported model (.lp/.mps[.gz])."),
+    solution_file: Path = typer.Argument(..., help="The outside solver's solution file."),
+    json_out: bool = Json,
+) -> None:
+    """Decode an outside solver's solution of an exported model by name, verify and draw it."""
+    try:
+        model_text = read_text(model_file)
+        solution_text = read_text(solution_file)
+    except OSError as exc:
+        fail(f"cannot read {exc.filename}: {exc.strerror}")
+    kind = model_kind(model_text[:2000])
+    if kind is None:
+        fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
+    n, _formulation = kind
+    values = read_mip_values(solution_text)
+    if not values:
+        fail(f"{solution_file}: no values for the model's x_ variables found")
+    try:
+        solution = decode_values(n, values)
+    except InputError as exc:
+        fail(f"{solution_file}: {exc}")
+    verdict = verify_solution(solution)
+    if json_out:
+        print_json({"n": n, "valid": verdict.valid, "reasons": verdict.reasons(),
+                    "solution": solution.to_dict()})
+    else:
+        console.print("valid" if verdict.valid else "invalid")
+        for reason in verdict.reasons():
+            console.print(f"  {reason}", markup=False)
+        if verdict.valid:
+            console.print(solution.to_drawing(), end="", markup=False)
+    if not verdict.valid:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def models(
+    directory: Path = typer.Argument(Path("models"), help="Where to write the benchmark set."),
+    max_n: int = typer.Option(5, "--max-n", min=2, max=8),
+) -> None:
+    """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz + manifest.json."""
+    from ilp_pyramid.puzzles.bel.export import mip_text, mps_stats
+
+    entries = []
+    for n in range(2, max_n + 1):
+        model = build_model(n, "counts")
+        text = mip_text(model.problem, "mps")
+        name = f"bel_n{n}_counts.mps.gz"
+        write_atomic(directory / name, text)
+        entries.append({"file": name, "puzzle": "bel", "n": n, "formulation": "counts",
+                        **mps_stats(text), "status": "feasible"})
+        console.print(f"wrote {directory / name}")
+    manifest = {"generator": "ilp-pyramid models", "instances": entries}
+    write_atomic(directory / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+
+
+__all__ = ["solve", "verify", "export", "read_solution", "models", "EXIT_USAGE"]

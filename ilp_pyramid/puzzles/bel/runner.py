@@ -1,0 +1,86 @@
+"""One Bel's Pyramid run end to end: build -> solve -> decode -> verify.
+
+The CLI, the benchmark and the tests all go through `run`, so a solution is never reported
+unless the independent checker accepted it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ilp_pyramid import backends
+from ilp_pyramid.backends import base
+from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid.errors import SolverError
+from ilp_pyramid.puzzles.bel.solution import BelSolution
+from ilp_pyramid.verify.bel import verify_solution
+
+# Statuses of a run, as printed and in --json.
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = "solved", "infeasible", "timeout", "error"
+
+
+@dataclass
+class BelRun:
+    n: int
+    solver: str
+    formulation: str
+    status: str
+    build_seconds: float
+    solve_seconds: float
+    variables: int
+    constraints: int
+    solution: BelSolution | None = None
+    message: str = ""
+    strategies: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "n": self.n,
+            "solver": self.solver,
+            "formulation": self.formulation,
+            "strategies": self.strategies,
+            "status": self.status,
+            "build_seconds": round(self.build_seconds, 4),
+            "solve_seconds": round(self.solve_seconds, 4),
+            "variables": self.variables,
+            "constraints": self.constraints,
+            "solution": self.solution.to_dict() if self.solution else None,
+            "message": self.message,
+        }
+
+
+def run(n: int, solver: str = "highs", formulation: str = "counts",
+        options: SolveOptions | None = None) -> BelRun:
+    options = options or SolveOptions()
+    solver_kind = backends.kind(solver)
+    if solver_kind != "mip":
+        raise SolverError(f"solver {solver!r} is not available for this model yet")
+    from ilp_pyramid.backends import mip
+    from ilp_pyramid.puzzles.bel.model import build_model
+
+    model = build_model(n, formulation)
+    result = mip.solve(model.problem, solver, options)
+    outcome = BelRun(n, solver, formulation, _status(result.status), model.build_seconds,
+                     result.seconds, model.num_variables, model.num_constraints,
+                     message=result.message)
+    if result.has_solution:
+        outcome.solution = checked(model.decode(result.values), solver)
+    return outcome
+
+
+def _status(backend_status: str) -> str:
+    return {
+        base.OPTIMAL: SOLVED,
+        base.FEASIBLE: SOLVED,
+        base.INFEASIBLE: INFEASIBLE,
+        base.TIMEOUT: TIMEOUT,
+    }.get(backend_status, ERROR)
+
+
+def checked(solution: BelSolution, solver: str) -> BelSolution:
+    """Refuse, loudly, any solution the independent checker rejects."""
+    verdict = verify_solution(solution)
+    if not verdict.valid:
+        reason = verdict.reasons()[0]
+        raise SolverError(f"{solver} returned a labelling that does not verify: {reason}")
+    return solution

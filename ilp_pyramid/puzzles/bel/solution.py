@@ -1,0 +1,172 @@
+"""A labelling of the pyramid's lines, and its two text forms: Knuth's drawing and JSON.
+
+This module only moves labels between forms; it does not judge them (see verify.bel).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ilp_pyramid.errors import InputError
+
+
+def _height(i: int, base: int) -> int:
+    return min(i + 1, base - i)
+
+
+@dataclass
+class BelSolution:
+    n: int
+    Z: list[list[int]]  # Z[y][x]
+    X: list[list[int]]  # X[x][h], h = 0 .. t(x)-1
+    Y: list[list[int]]  # Y[y][h]
+
+    @property
+    def base(self) -> int:
+        return 2 * self.n - 1
+
+    def label(self, family: str, a: int, b: int) -> int:
+        """The label of line (family, a, b) in the geometry's naming (Z: a = x, b = y)."""
+        if family == "Z":
+            return self.Z[b][a]
+        return (self.X if family == "X" else self.Y)[a][b]
+
+    @classmethod
+    def from_line_labels(cls, n: int, labels: dict[tuple[str, int, int], int]) -> BelSolution:
+        base = 2 * n - 1
+        z = [[labels[("Z", x, y)] for x in range(base)] for y in range(base)]
+        xs = [[labels[("X", x, h)] for h in range(_height(x, base))] for x in range(base)]
+        ys = [[labels[("Y", y, h)] for h in range(_height(y, base))] for y in range(base)]
+        return cls(n, z, xs, ys)
+
+    def to_dict(self) -> dict:
+        return {"Z": self.Z, "X": self.X, "Y": self.Y}
+
+    # --- Knuth's drawing -------------------------------------------------------------------
+
+    def to_drawing(self) -> str:
+        base = self.base
+        border = "+" + "-" * (3 * base + 1) + "+"
+        rows = [border]
+        for y in range(base):
+            square = "".join(f"{v:3d}" for v in self.Z[y])
+            side = "".join(f"{v:3d}" for v in self.Y[y])
+            rows.append(f"|{square} |{side}")
+        rows.append(border)
+        for h in range(self.n):
+            cells = "".join(
+                f"{self.X[x][h]:3d}" if _height(x, base) > h else "   " for x in range(base)
+            )
+            rows.append((" " + cells).rstrip())
+        return "\n".join(rows) + "\n"
+
+
+def parse_drawing(text: str) -> BelSolution:
+    """Read Knuth's elevation drawing; raise InputError naming the first problem."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines or not lines[0].startswith("+"):
+        raise InputError("not a Knuth drawing: the first line must be the '+---+' border")
+    try:
+        bottom = next(i for i in range(1, len(lines)) if lines[i].startswith("+"))
+    except StopIteration:
+        raise InputError("not a Knuth drawing: the closing '+---+' border is missing") from None
+    rows = lines[1:bottom]
+    base = len(rows)
+    if base % 2 == 0:
+        raise InputError(f"the square has {base} rows; it must have an odd number 2N-1")
+    n = (base + 1) // 2
+    z, ys = [], []
+    for y, row in enumerate(rows, start=1):
+        parts = row.split("|")
+        if len(parts) != 3 or parts[0] != "":
+            raise InputError(f"square row {y}: expected '| labels | labels'")
+        square = _numbers(parts[1], f"square row {y}")
+        side = _numbers(parts[2], f"side triangle row {y}")
+        if len(square) != base:
+            raise InputError(f"square row {y} has {len(square)} labels, expected {base}")
+        if len(side) != _height(y - 1, base):
+            raise InputError(
+                f"side triangle row {y} has {len(side)} labels, expected {_height(y - 1, base)}"
+            )
+        z.append(square)
+        ys.append(side)
+    below = [line for line in lines[bottom + 1:] if line.strip()]
+    if len(below) != n:
+        raise InputError(f"the triangle below the square has {len(below)} rows, expected {n}")
+    xs: list[list[int]] = [[] for _ in range(base)]
+    for h, row in enumerate(below):
+        labels = _numbers(row, f"bottom triangle row {h + 1}")
+        if len(labels) != base - 2 * h:
+            raise InputError(
+                f"bottom triangle row {h + 1} has {len(labels)} labels, expected {base - 2 * h}"
+            )
+        for offset, label in enumerate(labels):
+            xs[h + offset].append(label)
+    solution = BelSolution(n, z, xs, ys)
+    check_labels(solution)
+    return solution
+
+
+def _numbers(text: str, where: str) -> list[int]:
+    try:
+        return [int(token) for token in text.split()]
+    except ValueError:
+        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
+        raise InputError(f"{where}: {bad!r} is not a label number") from None
+
+
+def check_labels(solution: BelSolution) -> None:
+    labels = 2 * solution.n - 1
+    for name, family in (("Z", solution.Z), ("X", solution.X), ("Y", solution.Y)):
+        for i, row in enumerate(family):
+            for j, value in enumerate(row):
+                if not 0 <= value < labels:
+                    raise InputError(
+                        f"{name} label {value} at [{i}][{j}] is out of range 0..{labels - 1}"
+                    )
+
+
+def parse_json(text: str) -> BelSolution:
+    """Read the `solve --json` object (or just its "solution" part)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}") from None
+    if isinstance(data, dict) and "solution" in data and isinstance(data["solution"], dict):
+        data = data["solution"]
+    if not isinstance(data, dict) or not {"Z", "X", "Y"} <= data.keys():
+        raise InputError("JSON solution must have the keys Z, X and Y")
+    z, xs, ys = data["Z"], data["X"], data["Y"]
+    if not (isinstance(z, list) and z and len(z) % 2 == 1):
+        raise InputError("Z must be a non-empty list of 2N-1 rows")
+    base = len(z)
+    n = (base + 1) // 2
+    try:
+        z = [[int(v) for v in row] for row in z]
+        xs = [[int(v) for v in row] for row in xs]
+        ys = [[int(v) for v in row] for row in ys]
+    except (TypeError, ValueError):
+        raise InputError("labels must be integers") from None
+    for name, family, want in (("Z", z, lambda i: base), ("X", xs, lambda i: _height(i, base)),
+                               ("Y", ys, lambda i: _height(i, base))):
+        if len(family) != base:
+            raise InputError(f"{name} has {len(family)} rows, expected {base}")
+        for i, row in enumerate(family):
+            if len(row) != want(i):
+                raise InputError(f"{name}[{i}] has {len(row)} labels, expected {want(i)}")
+    solution = BelSolution(n, z, xs, ys)
+    check_labels(solution)
+    return solution
+
+
+def parse_solution_text(text: str) -> BelSolution:
+    """Either form, told apart by the first non-blank character."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return parse_json(stripped)
+    return parse_drawing(text)

@@ -1,0 +1,80 @@
+import json
+
+import pytest
+
+from ilp_pyramid.puzzles.bel.solution import parse_drawing
+from ilp_pyramid.verify.bel import verify_solution
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_solve_highs_prints_a_verified_drawing(cli, n):
+    result = cli("solve", n)
+    assert result.code == 0, result.err
+    drawing = result.out[result.out.index("+"):]
+    solution = parse_drawing(drawing)
+    assert solution.n == n
+    assert verify_solution(solution).valid
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_solve_cbc(cli, n):
+    result = cli("solve", n, "--solver", "cbc", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["status"] == "solved" and data["solver"] == "cbc"
+    for key in ("n", "build_seconds", "solve_seconds", "variables", "constraints"):
+        assert key in data
+
+
+@pytest.mark.slow
+def test_solve_cbc_n3(cli):
+    result = cli("solve", 3, "--solver", "cbc", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["status"] == "solved"
+
+
+def test_solve_json_roundtrips_through_verify(cli, tmp_path):
+    result = cli("solve", 2, "--json")
+    data = json.loads(result.out)
+    assert data["status"] == "solved"
+    assert len(data["solution"]["Z"]) == 3 and len(data["solution"]["X"]) == 3
+    path = tmp_path / "s.json"
+    path.write_text(result.out)
+    assert cli("verify", path).code == 0
+
+
+def test_solve_writes_output_file(cli, tmp_path):
+    out = tmp_path / "sol.txt"
+    result = cli("solve", 2, "-o", out)
+    assert result.code == 0
+    assert cli("verify", out).out.startswith("valid")
+
+
+def test_rotations_formulation_solves(cli):
+    result = cli("solve", 2, "--formulation", "rotations", "--json")
+    assert result.code == 0
+    assert json.loads(result.out)["formulation"] == "rotations"
+
+
+def test_timeout_is_reported_and_nonzero(cli):
+    result = cli("solve", 5, "--time-limit", "0.5", "--json")
+    assert result.code == 3
+    data = json.loads(result.out)
+    assert data["status"] == "timeout" and data["solution"] is None
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["solve", "0"], "N must be"),
+    (["solve", "1000"], "N must be"),
+    (["solve", "abc"], "valid integer"),
+    (["solve", "3", "--solver", "gurobi"], "unknown solver"),
+    (["solve", "3", "--formulation", "nope"], "unknown formulation"),
+    (["verify", "/no/such/file"], "cannot read"),
+    (["export", "3", "-o", "x.foo"], "unknown export format"),
+])
+def test_bad_input_is_one_line_exit_2(cli, args, fragment):
+    result = cli(*args)
+    assert result.code == 2
+    assert fragment in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert "Traceback" not in result.err
