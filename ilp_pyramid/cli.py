@@ -12,8 +12,13 @@ try:  # Typer >= 0.20 vendors click; older ones depend on it.
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
+from ilp_pyramid import bench
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel import cli as bel
+from ilp_pyramid.puzzles.bel import info as bel_info
+from ilp_pyramid.puzzles.iq import cli as iq_cli
+from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
+from ilp_pyramid.puzzles.views import cli as views_cli
 
 app = typer.Typer(
     name="ilp-pyramid",
@@ -28,6 +33,12 @@ app.command("verify")(bel.verify)
 app.command("export")(bel.export)
 app.command("read-solution")(bel.read_solution)
 app.command("models")(bel.models)
+app.command("strategies")(bel_info.strategies)
+app.command("info")(bel_info.info)
+app.command("bench")(bench.bench)
+app.add_typer(views_cli.app, name="views")
+app.add_typer(iq_cli.app, name="iq")
+app.add_typer(sudoku_cli.app, name="sudoku-cube")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -43,7 +54,7 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         print(f"error: {message}{hint}", file=sys.stderr)
         code = exc.exit_code
-    except (click_exceptions.Abort, typer.Abort):
+    except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
         print("error: interrupted", file=sys.stderr)
         code = 130
     except (InputError, SolverError) as exc:

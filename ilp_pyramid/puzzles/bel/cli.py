@@ -30,10 +30,31 @@ from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_valu
 from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
 from ilp_pyramid.verify.bel import verify_solution
 
-SolverOpt = typer.Option("highs", "--solver", "-s", help="highs | cbc (MIP).")
+SolverOpt = typer.Option("highs", "--solver", "-s",
+                         help="MIP: highs | cbc. SAT (python-sat, own process): kissat | cadical "
+                              "| kissat404 | cadical300 | cadical195 | cadical153 | glucose4 | "
+                              "maplechrono | lingeling | minisat22 | ... (see docs/sat.md); "
+                              "cpsat (OR-Tools, extra ilp-pyramid[cpsat]).")
 FormulationOpt = typer.Option("counts", "--formulation", "-f",
                               help="counts (cell-cube assignment linked by label counts) | "
-                                   "rotations (one binary per cell x cube x rotation).")
+                                   "rotations (one binary per cell x cube x rotation); "
+                                   "SAT/CNF also: support (forward clauses only).")
+CardOpt = typer.Option(None, "--card",
+                       help="SAT/CNF: pysat.card encoding of 'one cell per cube' "
+                            "(seqcounter, totalizer, ladder, pairwise, ...; default: the best "
+                            "measured).")
+
+
+StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
+                           "`ilp-pyramid strategies`.")
+
+
+def check_strategies(names: list[str]) -> None:
+    from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
+
+    for name in names:
+        if name not in CATALOGUE:
+            fail(f"unknown strategy {name!r} (see `ilp-pyramid strategies`)")
 
 
 def check_n(n: int) -> None:
@@ -48,19 +69,31 @@ def check_solver(solver: str) -> None:
         fail(str(exc))
 
 
-def check_formulation(formulation: str) -> None:
-    if formulation not in FORMULATIONS:
-        fail(f"unknown formulation {formulation!r} (choose from {', '.join(FORMULATIONS)})")
+def check_formulation(formulation: str, solver: str = "highs") -> None:
+    from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
+
+    choices = ENCODINGS if backends.kind(solver) == "sat" else FORMULATIONS
+    if formulation not in choices:
+        fail(f"unknown formulation {formulation!r} (choose from {', '.join(choices)})")
+
+
+def check_card(card: str | None) -> None:
+    from ilp_pyramid.puzzles.bel.cnf import CARD_ENCODINGS
+
+    if card is not None and card not in CARD_ENCODINGS:
+        fail(f"unknown cardinality encoding {card!r} (choose from {', '.join(CARD_ENCODINGS)})")
 
 
 def solve(
     n: int = typer.Argument(..., help="Number of levels (N=3 is the classic 35-cube pyramid)."),
     solver: str = SolverOpt,
     formulation: str = FormulationOpt,
+    card: str = CardOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
     seed: int = Seed,
     output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
+    strategy: list[str] = StrategyOpt,
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
 ) -> None:
@@ -70,12 +103,14 @@ def solve(
     """
     check_n(n)
     check_solver(solver)
-    check_formulation(formulation)
+    check_formulation(formulation, solver)
+    check_card(card)
+    check_strategies(strategy)
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
                       f"solver {solver}, formulation {formulation}")
-    outcome = runner.run(n, solver, formulation, options)
+    outcome = runner.run(n, solver, formulation, options, card=card, strategies=strategy)
     report(outcome, json_out, output)
 
 
@@ -85,7 +120,8 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
     if json_out:
         print_json(outcome.to_json())
     else:
-        console.print(f"model: {outcome.variables} variables, {outcome.constraints} constraints; "
+        rows = "clauses" if backends.kind(outcome.solver) == "sat" else "constraints"
+        console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
                       f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
         if outcome.solution is not None:
             console.print("verified: every cube of the set appears exactly once")
@@ -135,21 +171,43 @@ def verify(
 def export(
     n: int = typer.Argument(..., help="Number of levels."),
     output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
-    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
+    fmt: str = typer.Option(None, "--format",
+                            help="lp | mps | cnf (DIMACS) (default: from the file name)."),
     formulation: str = FormulationOpt,
+    card: str = CardOpt,
+    strategy: list[str] = StrategyOpt,
 ) -> None:
-    """Export the model as LP or MPS with readable, stable variable names."""
+    """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
+    whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
     from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
 
     check_n(n)
-    check_formulation(formulation)
+    check_strategies(strategy)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
+    if fmt == "cnf":
+        export_cnf(n, output, formulation, card, strategy)
+        return
+    check_formulation(formulation)
     if fmt not in MIP_FORMATS:
-        fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
-    model = build_model(n, formulation)
+        fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
+    model = build_model(n, formulation, strategy)
     write_mip(model.problem, str(output), fmt)
     console.print(f"wrote {output}: {model.num_variables} variables, "
                   f"{model.num_constraints} constraints")
+
+
+def export_cnf(n: int, output: Path, encoding: str, card: str | None,
+               strategies: list[str] | None = None) -> None:
+    from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, ENCODINGS, build_cnf
+
+    if encoding not in ENCODINGS:
+        fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
+    check_card(card)
+    cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
+    if strategies:
+        runner.add_strategy_clauses(cnf, n, strategies)
+    cnf.write(output)
+    console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
 
 
 _VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
@@ -167,8 +225,9 @@ def read_mip_values(text: str) -> dict[str, float]:
 
 
 def read_solution(
-    model_file: Path = typer.Argument(..., help="The exported model (.lp/.mps[.gz])."),
-    solution_file: Path = typer.Argument(..., help="The outside solver's solution file."),
+    model_file: Path = typer.Argument(..., help="The exported model (.lp/.mps/.cnf[.gz])."),
+    solution_file: Path = typer.Argument(
+        ..., help="The outside solver's solution file (for a .cnf: its 's'/'v' lines)."),
     json_out: bool = Json,
 ) -> None:
     """Decode an outside solver's solution of an exported model by name, verify and draw it."""
@@ -177,6 +236,10 @@ def read_solution(
         solution_text = read_text(solution_file)
     except OSError as exc:
         fail(f"cannot read {exc.filename}: {exc.strerror}")
+    if model_text.startswith("c bel n="):
+        solution = read_cnf_certificate(model_file, model_text, solution_file, solution_text)
+        show_read_solution(solution, json_out)
+        return
     kind = model_kind(model_text[:2000])
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
@@ -188,6 +251,41 @@ def read_solution(
         solution = decode_values(n, values)
     except InputError as exc:
         fail(f"{solution_file}: {exc}")
+    show_read_solution(solution, json_out)
+
+
+def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
+                         solution_text: str) -> BelSolution:
+    """Decode a SAT solver's certificate through the exported CNF's variable comments."""
+    from ilp_pyramid.puzzles.bel.cnf import (
+        SATISFIABLE,
+        UNSATISFIABLE,
+        decode_certificate,
+        parse_certificate,
+        read_cnf_info,
+    )
+
+    try:
+        info = read_cnf_info(model_text)
+    except InputError as exc:
+        fail(f"{model_file}: {exc}")
+    try:
+        status, literals = parse_certificate(solution_text)
+    except InputError as exc:
+        fail(f"{solution_file}: {exc}")
+    if status == UNSATISFIABLE:
+        fail(f"{solution_file}: the solver reported UNSATISFIABLE: no solution to read",
+             EXIT_NO_SOLUTION)
+    if status != SATISFIABLE:
+        fail(f"{solution_file}: no model in the certificate (status {status})", EXIT_NO_SOLUTION)
+    try:
+        return decode_certificate(info, literals)
+    except InputError as exc:
+        fail(f"{solution_file}: {exc}")
+
+
+def show_read_solution(solution: BelSolution, json_out: bool) -> None:
+    n = solution.n
     verdict = verify_solution(solution)
     if json_out:
         print_json({"n": n, "valid": verdict.valid, "reasons": verdict.reasons(),

@@ -73,7 +73,8 @@ def _equal(problem: pulp.LpProblem, terms: Iterable[tuple[pulp.LpVariable, float
     problem.addConstraint(pulp.LpConstraint(expression, pulp.LpConstraintEQ, rhs=rhs), name)
 
 
-def build_model(n: int, formulation: str = "counts") -> BelModel:
+def build_model(n: int, formulation: str = "counts",
+                strategies: tuple[str, ...] | list[str] = ()) -> BelModel:
     if formulation not in FORMULATIONS:
         choices = ", ".join(FORMULATIONS)
         raise InputError(f"unknown formulation {formulation!r} (choose from {choices})")
@@ -95,7 +96,13 @@ def build_model(n: int, formulation: str = "counts") -> BelModel:
         _counts(problem, geo, x)
     else:
         _rotations(problem, geo, x)
-    model = BelModel(geo, formulation, problem, x)
+    if strategies:
+        from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
+        from ilp_pyramid.puzzles.bel.strategies import rules_for
+
+        compile_rules(problem, x, rules_for(n, list(strategies)), geo.num_labels,
+                      geo.line_lengths)
+    model = BelModel(geo, formulation, problem, x, extras=list(strategies))
     model.build_seconds = time.perf_counter() - start
     return model
 

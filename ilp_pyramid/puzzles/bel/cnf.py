@@ -1,0 +1,376 @@
+"""Bel's Pyramid as CNF (python-sat), the SAT twin of `model.py`.
+
+Variables:
+- x[line, l]: line carries label l; exactly one label per line (one-hot).
+- y[cell, k]: cell shows cube k, *defined* from the x literals of the cell's three lines.
+- exactly one cell per cube (a cardinality constraint, encoded by `card`).
+
+Encodings of y ("cell shows cube"):
+- "counts" (default): for every ordered label triple (a, b, d) one clause
+  x[X,a] & x[Y,b] & x[Z,d] -> y[cell, cube{a,b,d}], plus the converse read off the label
+  counts of the cube (y -> every label of the cube occurs often enough on the three lines).
+  y is then exactly "the cell shows k" and no other variable is needed.
+- "support": the forward clauses only. A true y may be spurious, but it still uses up its
+  cube, so "at most one cell per cube" keeps the model exact; fewer clauses, weaker propagation.
+- "rotations": one variable per cell x cube x rotation (the reference tool's model, ~120k
+  placement variables at N=5), r <-> x[X,a] & x[Y,b] & x[Z,d] and y <-> OR of its rotations.
+
+- "counts-pb": "counts" plus the spec's counting condition (for every label, the lengths of
+  its lines add up to N(2N+1)) as pseudo-Boolean equalities, encoded by pysat.pb (needs the
+  optional `pindakaas`: `pip install ilp-pyramid[pb]`). `counting=True` adds the same to any
+  encoding; `add_pb` is the helper for other PB constraints (strategies).
+
+Every variable is described by a comment line in the DIMACS text (`c x 17 Z 3 4 label 2`,
+`c y 1500 cell 0 0 0 cube 0 1 2`), and the header comment `c bel n=5 encoding=counts ...`
+names the model, so an outside solver's model reads back without this code (see `read_cnf`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations, permutations, product
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import CNF, IDPool
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
+from ilp_pyramid.puzzles.bel.solution import BelSolution
+
+ENCODINGS = ("counts", "support", "rotations", "counts-pb")
+DEFAULT_ENCODING = "counts"
+
+# Cardinality encodings offered for the "exactly one" constraints (pysat.card names).
+CARD_ENCODINGS = {
+    "seqcounter": EncType.seqcounter,
+    "totalizer": EncType.totalizer,
+    "ladder": EncType.ladder,
+    "pairwise": EncType.pairwise,
+    "bitwise": EncType.bitwise,
+    "sortnetwrk": EncType.sortnetwrk,
+    "cardnetwrk": EncType.cardnetwrk,
+    "mtotalizer": EncType.mtotalizer,
+    "kmtotalizer": EncType.kmtotalizer,
+}
+DEFAULT_CARD = "seqcounter"
+# Exactly-one over a line's 2N-1 labels: pairwise is the shortest and strongest for so few.
+LINE_CARD = "pairwise"
+
+_HEADER = re.compile(r"^c bel n=(\d+)\b(.*)$", re.MULTILINE)
+_X_COMMENT = re.compile(r"^c x (\d+) ([XYZ]) (\d+) (\d+) label (\d+)\s*$", re.MULTILINE)
+
+
+@dataclass
+class BelCnf:
+    """The CNF of one pyramid; clauses may be appended to `formula` (new variables from `pool`)."""
+
+    pyramid: Pyramid
+    encoding: str
+    card: str
+    counting: bool
+    pool: IDPool
+    formula: CNF
+    build_seconds: float = 0.0
+    extras: list[str] = field(default_factory=list)  # names of what was compiled on top
+
+    @property
+    def n(self) -> int:
+        return self.pyramid.n
+
+    def line_var(self, line_index: int, label: int) -> int:
+        """DIMACS variable of "line `line_index` (as in Pyramid.lines) carries `label`"."""
+        return self.pool.id(("x", line_index, label))
+
+    def cell_var(self, cell_index: int, cube_index: int) -> int:
+        """DIMACS variable of "cell `cell_index` shows cube `cube_index`"."""
+        return self.pool.id(("y", cell_index, cube_index))
+
+    @property
+    def num_variables(self) -> int:
+        return max(self.formula.nv, self.pool.top)
+
+    @property
+    def num_clauses(self) -> int:
+        return len(self.formula.clauses)
+
+    def header(self) -> str:
+        extras = f" extras={','.join(self.extras)}" if self.extras else ""
+        return (f"c bel n={self.n} encoding={self.encoding} card={self.card} "
+                f"counting={'yes' if self.counting else 'no'}{extras}")
+
+    def comments(self) -> list[str]:
+        """Header plus one comment per named variable (line labels first, then cell/cube)."""
+        geo = self.pyramid
+        out = [self.header(),
+               "c variables: x <var> <family> <a> <b> label <l> = line carries label l "
+               "(Z a=x b=y, X a=x b=h, Y a=y b=h); y <var> cell <x> <y> <h> cube <a> <b> <c>"]
+        for i, line in enumerate(geo.lines):
+            for label in range(geo.num_labels):
+                out.append(f"c x {self.line_var(i, label)} {line.family} {line.a} {line.b} "
+                           f"label {label}")
+        for c, cell in enumerate(geo.cells):
+            for k, cube in enumerate(geo.cubes):
+                out.append(f"c y {self.cell_var(c, k)} cell {cell.x} {cell.y} {cell.h} "
+                           f"cube {cube[0]} {cube[1]} {cube[2]}")
+        return out
+
+    def dimacs(self) -> str:
+        """The whole DIMACS text, comments first."""
+        parts = self.comments()
+        parts.append(f"p cnf {self.num_variables} {self.num_clauses}")
+        parts.extend(_clause_lines(self.formula.clauses))
+        return "\n".join(parts) + "\n"
+
+    def write(self, path: str | os.PathLike) -> None:
+        """Write the DIMACS text atomically (gzip when the name ends in .gz)."""
+        write_atomic(path, self.dimacs())
+
+    def decode(self, model: Iterable[int]) -> BelSolution:
+        """Line labels from a SAT model (true literals); InputError if a line has not one."""
+        true = {lit for lit in model if lit > 0}
+        geo = self.pyramid
+        labels = {}
+        for i, line in enumerate(geo.lines):
+            picked = [lab for lab in range(geo.num_labels) if self.line_var(i, lab) in true]
+            if len(picked) != 1:
+                what = "no label" if not picked else f"{len(picked)} labels {picked}"
+                raise InputError(f"line {line.name} has {what} in the model")
+            labels[(line.family, line.a, line.b)] = picked[0]
+        return BelSolution.from_line_labels(self.n, labels)
+
+
+def _clause_lines(clauses: Sequence[Sequence[int]]) -> list[str]:
+    return [" ".join(map(str, clause)) + " 0" for clause in clauses]
+
+
+def check_encoding(encoding: str, card: str) -> None:
+    if encoding not in ENCODINGS:
+        raise InputError(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
+    if card not in CARD_ENCODINGS:
+        raise InputError(f"unknown cardinality encoding {card!r} "
+                         f"(choose from {', '.join(CARD_ENCODINGS)})")
+
+
+def build_cnf(n: int, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
+              counting: bool = False) -> BelCnf:
+    """The CNF of Bel's Pyramid with N levels (see the module doc for the encodings)."""
+    check_encoding(encoding, card)
+    counting = counting or encoding == "counts-pb"
+    start = time.perf_counter()
+    geo = pyramid(n)
+    pool = IDPool()
+    labels = range(geo.num_labels)
+    # Number the named variables first, in a fixed order: x (line, label), then y (cell, cube).
+    x = [[pool.id(("x", i, lab)) for lab in labels] for i in range(len(geo.lines))]
+    y = [[pool.id(("y", c, k)) for k in range(len(geo.cubes))] for c in range(len(geo.cells))]
+    clauses: list[list[int]] = []
+    for lits in x:
+        clauses += exactly_one(lits, pool, LINE_CARD)
+    if encoding == "rotations":
+        _rotations(geo, x, y, pool, clauses)
+    else:
+        _forward(geo, x, y, clauses)
+        if encoding == "counts":
+            _backward(geo, x, y, clauses)
+    for k in range(len(geo.cubes)):
+        clauses += exactly_one([y[c][k] for c in range(len(geo.cells))], pool, card)
+    if counting:
+        clauses += counting_clauses(geo, x, pool)
+    formula = CNF()
+    formula.clauses = clauses
+    formula.nv = pool.top
+    cnf = BelCnf(geo, encoding, card, counting, pool, formula)
+    cnf.build_seconds = time.perf_counter() - start
+    return cnf
+
+
+def exactly_one(lits: list[int], pool: IDPool, card: str) -> list[list[int]]:
+    if len(lits) == 1:
+        return [[lits[0]]]
+    return CardEnc.equals(lits=lits, bound=1, vpool=pool, encoding=CARD_ENCODINGS[card]).clauses
+
+
+def _forward(geo: Pyramid, x, y, clauses: list[list[int]]) -> None:
+    """Every ordered label triple on (X, Y, Z) implies the cube it makes."""
+    cube_of = {}
+    for k, cube in enumerate(geo.cubes):
+        for turn in set(permutations(cube)):
+            cube_of[turn] = k
+    triples = [(a, b, d, cube_of[a, b, d]) for a, b, d in product(range(geo.num_labels), repeat=3)]
+    for c, (lx, ly, lz) in enumerate(geo.cell_lines):
+        xx, xy, xz, yc = x[lx], x[ly], x[lz], y[c]
+        clauses.extend([-xx[a], -xy[b], -xz[d], yc[k]] for a, b, d, k in triples)
+
+
+def _backward(geo: Pyramid, x, y, clauses: list[list[int]]) -> None:
+    """y[c, k] -> the three lines show k: each label of k occurs at least as often as in k.
+
+    With one label per line, "at least count(l) of the 3 lines carry l" for every l of k fills
+    all three lines, so this is the exact converse. "At least m of 3" is: every 4-m of the
+    three lines contain one that carries l.
+    """
+    for c, lines in enumerate(geo.cell_lines):
+        for k, cube in enumerate(geo.cubes):
+            yk = -y[c][k]
+            for label in set(cube):
+                need = cube.count(label)
+                for group in combinations(lines, 4 - need):
+                    clauses.append([yk] + [x[i][label] for i in group])
+
+
+def _rotations(geo: Pyramid, x, y, pool: IDPool, clauses: list[list[int]]) -> None:
+    """r[c, (a, b, d)] <-> x[X,a] & x[Y,b] & x[Z,d];  y[c, k] <-> OR of k's rotations."""
+    rotations = [sorted(set(permutations(cube))) for cube in geo.cubes]
+    for c, (lx, ly, lz) in enumerate(geo.cell_lines):
+        for k, turns in enumerate(rotations):
+            yk = y[c][k]
+            placed = []
+            for a, b, d in turns:
+                r = pool.id(("r", c, a, b, d))
+                placed.append(r)
+                clauses += [[-r, x[lx][a]], [-r, x[ly][b]], [-r, x[lz][d]],
+                            [r, -x[lx][a], -x[ly][b], -x[lz][d]], [-r, yk]]
+            clauses.append([-yk] + placed)
+
+
+def counting_clauses(geo: Pyramid, x, pool: IDPool) -> list[list[int]]:
+    """For every label: sum of the lengths of the lines carrying it == N(2N+1)."""
+    out: list[list[int]] = []
+    for label in range(geo.num_labels):
+        lits = [x[i][label] for i in range(len(geo.lines))]
+        out += pb_clauses(lits, geo.line_lengths, "==", geo.label_total, pool)
+    return out
+
+
+def pb_clauses(lits: Sequence[int], weights: Sequence[int], relation: str, bound: int,
+               pool: IDPool) -> list[list[int]]:
+    """Clauses of sum(weights[i] * lits[i]) <relation> bound ("<=", ">=", "=="), by pysat.pb.
+
+    New auxiliary variables come from `pool`. pysat.pb needs the optional package pindakaas.
+    """
+    try:
+        from pysat.pb import PBEnc
+    except (ImportError, AssertionError):
+        raise InputError("pseudo-Boolean constraints need pysat.pb's backend: "
+                         "pip install 'ilp-pyramid[pb]' (pindakaas)") from None
+    encode = {"<=": PBEnc.atmost, ">=": PBEnc.atleast, "==": PBEnc.equals}.get(relation)
+    if encode is None:
+        raise ValueError(f"relation must be <=, >= or ==, got {relation!r}")
+    return encode(lits=list(lits), weights=list(weights), bound=bound, vpool=pool).clauses
+
+
+def add_pb(cnf: BelCnf, lits: Sequence[int], weights: Sequence[int], relation: str,
+           bound: int) -> None:
+    """Append a pseudo-Boolean constraint over `cnf`'s literals to its formula."""
+    for clause in pb_clauses(lits, weights, relation, bound, cnf.pool):
+        cnf.formula.append(clause)
+
+
+# --- reading DIMACS back: header and variable map from the comments ----------------------
+
+
+@dataclass
+class CnfInfo:
+    n: int
+    header: str
+    line_vars: dict[int, tuple[str, int, int, int]]  # var -> (family, a, b, label)
+
+
+def read_cnf_info(text: str) -> CnfInfo:
+    """The model's N and its x-variable map, from the comment lines of an exported CNF."""
+    header = _HEADER.search(text)
+    if header is None:
+        raise InputError("not a Bel CNF exported by ilp-pyramid (no 'c bel n=' header)")
+    n = int(header.group(1))
+    line_vars = {}
+    for match in _X_COMMENT.finditer(text):
+        var, family, a, b, label = match.groups()
+        line_vars[int(var)] = (family, int(a), int(b), int(label))
+    if not line_vars:
+        raise InputError("the CNF has no 'c x' comments mapping variables to line labels")
+    return CnfInfo(n, header.group(0), line_vars)
+
+
+SATISFIABLE, UNSATISFIABLE, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
+
+
+def parse_certificate(text: str) -> tuple[str, list[int]]:
+    """(status, literals) from a SAT solver's output.
+
+    Reads the competition format (`s SATISFIABLE`, `v 1 -2 ... 0` lines) as Kissat and CaDiCaL
+    print it, MiniSat's result file (`SAT` then one line of literals), or bare literal lines.
+    """
+    status = UNKNOWN
+    literals: list[int] = []
+    saw_v = False
+    bare: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("c"):
+            continue
+        if line.startswith("s "):
+            status = _status_word(line[2:].strip(), number)
+        elif line in ("SAT", "UNSAT", "INDET"):
+            status = {"SAT": SATISFIABLE, "UNSAT": UNSATISFIABLE, "INDET": UNKNOWN}[line]
+        elif line.startswith("v"):
+            saw_v = True
+            literals += _literals(line[1:], number)
+        else:
+            bare.append((number, line))
+    if not saw_v:
+        for number, line in bare:
+            literals += _literals(line, number)
+    elif bare:
+        number, line = bare[0]
+        raise InputError(f"line {number}: unexpected text {line[:40]!r} in the certificate")
+    literals = [lit for lit in literals if lit != 0]
+    if literals and status == UNKNOWN:
+        status = SATISFIABLE
+    if status == SATISFIABLE and not literals:
+        raise InputError("the certificate says SATISFIABLE but lists no 'v' literals")
+    return status, literals
+
+
+def _status_word(word: str, number: int) -> str:
+    word = word.upper()
+    if word in (SATISFIABLE, UNSATISFIABLE, UNKNOWN):
+        return word
+    raise InputError(f"line {number}: unknown status 's {word}' in the certificate")
+
+
+def _literals(text: str, number: int) -> list[int]:
+    try:
+        return [int(token) for token in text.split()]
+    except ValueError:
+        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
+        raise InputError(f"line {number}: {bad!r} is not a literal") from None
+
+
+def decode_certificate(info: CnfInfo, literals: Iterable[int]) -> BelSolution:
+    """Line labels from the true literals, through the CNF's own variable map."""
+    from ilp_pyramid.puzzles.bel.geometry import pyramid as geometry
+
+    geo = geometry(info.n)
+    chosen: dict[tuple[str, int, int], list[int]] = {}
+    assigned = set()
+    for lit in literals:
+        assigned.add(abs(lit))
+        if lit > 0 and lit in info.line_vars:
+            family, a, b, label = info.line_vars[lit]
+            chosen.setdefault((family, a, b), []).append(label)
+    missing = [v for v in info.line_vars if v not in assigned]
+    if len(missing) == len(info.line_vars):
+        raise InputError("the certificate assigns none of the model's line variables")
+    labels = {}
+    for line in geo.lines:
+        picked = chosen.get((line.family, line.a, line.b), [])
+        if len(picked) != 1:
+            what = "no label" if not picked else f"{len(picked)} labels {sorted(picked)}"
+            raise InputError(f"line {line.name} has {what} in the certificate")
+        labels[(line.family, line.a, line.b)] = picked[0]
+    return BelSolution.from_line_labels(info.n, labels)

@@ -1,0 +1,70 @@
+"""`ilp-pyramid strategies` and `ilp-pyramid info N`: what the package knows, as tables."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+from rich.table import Table
+
+from ilp_pyramid.cli_common import Json, console, fail, print_json
+from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count, pyramid
+from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, combine
+
+
+def strategies(json_out: bool = Json) -> None:
+    """List every strategy: what it adds, and whether it can lose solutions."""
+    names = list(CATALOGUE)
+    if json_out:
+        print_json([{"name": s.name, "kind": s.kind, "description": s.description,
+                     "combines_with": [o for o in names if o != s.name and combine(s.name, o)]}
+                    for s in CATALOGUE.values()])
+        return
+    table = Table(title="Strategies (--strategy NAME, repeatable)")
+    table.add_column("name")
+    table.add_column("kind")
+    table.add_column("what it adds")
+    table.add_column("combines soundly with")
+    for s in CATALOGUE.values():
+        partners = [o for o in names if o != s.name and combine(s.name, o)]
+        if s.kind == "hypothesis":
+            shown = "-"
+        elif s.kind == "valid":
+            shown = "everything"
+        else:
+            shown = ", ".join(p for p in partners if CATALOGUE[p].kind != "valid") + \
+                (" + valid ones" if partners else "")
+        table.add_row(s.name, s.kind, s.description, shown)
+    console.print(table)
+    console.print("symmetry: keeps at least one solution whenever one exists; valid: keeps "
+                  "every solution; hypothesis: may make the problem infeasible.")
+
+
+def info(n: int = typer.Argument(..., help="Number of levels."), json_out: bool = Json) -> None:
+    """Sizes of the pyramid and the order of its geometric symmetry group."""
+    from ilp_pyramid.puzzles.bel.symmetry import symmetry_group
+
+    if not 1 <= n <= MAX_N:
+        fail(f"N must be between 1 and {MAX_N} (got {n})")
+    geo = pyramid(n)
+    start = time.perf_counter()
+    group = symmetry_group(n)
+    seconds = time.perf_counter() - start
+    data = {"n": n, "cells": cell_count(n), "labels": geo.num_labels, "lines": len(geo.lines),
+            "lines_by_family": {f: len(geo.family_lines(f)) for f in "XYZ"},
+            "label_total_length": geo.label_total, "automorphism_group_order": group.order,
+            "automorphism_generators": len(group.generators),
+            "label_permutations": _factorial(geo.num_labels),
+            "seconds": round(seconds, 3)}
+    if json_out:
+        print_json(data)
+        return
+    for key, value in data.items():
+        console.print(f"{key:28} {value}")
+
+
+def _factorial(k: int) -> int:
+    result = 1
+    for i in range(2, k + 1):
+        result *= i
+    return result

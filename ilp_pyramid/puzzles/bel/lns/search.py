@@ -1,0 +1,335 @@
+"""The compiled local search: line labels, repeated cubes counted incrementally.
+
+State (all numpy arrays, so numba compiles plain loops and Python can read them back):
+lab[line] the labels; cellcube[cell] the cube each cell shows; cnt[cube] how many cells show
+it; bucket[cube, :cnt] those cells (bpos[cell] = position in its bucket); the cubes shown
+more than once (conf list) and never (miss list), each with a position index for O(1)
+insert/delete; sc = [repeated cubes, len(conf), len(miss)]; rng = one xorshift64* word.
+
+A move takes a cell whose cube is repeated, one of its three lines (label p) and a label q
+(preferably one that makes the cell show a missing cube), and swaps labels with a line of the
+same length that carries q, so every label keeps its total line length (the counting
+condition). A "triple" move swaps one line with two lines whose lengths add up to its own,
+so that the lengths each label carries can change as well. Worse moves pass with the
+probability exp(-delta / temperature) (simulated annealing at a fixed temperature).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
+
+
+def _kernel(**options):
+    """njit without numba's reference counting (these loops never allocate).
+
+    With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
+    pruning does not remove: the move loop ran 3-5x slower (measured, docs/hybrid.md).
+    """
+    return njit(cache=True, _nrt=False, error_model="numpy", **options)
+
+
+@_kernel()
+def _next(rng):
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return (x * np.uint64(2685821657736338717)) >> np.uint64(11)
+
+
+@_kernel()
+def _below(rng, n):
+    return np.int64(_next(rng) % np.uint64(n))
+
+
+@_kernel()
+def _uniform(rng):
+    return np.float64(_next(rng)) * (1.0 / 9007199254740992.0)
+
+
+@_kernel(inline="always")
+def _list_add(items, pos, sc, slot, k):
+    m = sc[slot]
+    items[m] = k
+    pos[k] = m
+    sc[slot] = m + 1
+
+
+@_kernel(inline="always")
+def _list_remove(items, pos, sc, slot, k):
+    m = sc[slot] - 1
+    p = pos[k]
+    last = items[m]
+    items[p] = last
+    pos[last] = p
+    pos[k] = -1
+    sc[slot] = m
+
+
+@_kernel(inline="always")
+def _remove_cell(c, state):
+    lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
+    k = cellcube[c]
+    m = cnt[k] - 1
+    p = bpos[c]
+    last = bucket[k, m]
+    bucket[k, p] = last
+    bpos[last] = p
+    cnt[k] = m
+    if m >= 1:
+        sc[SC_CONFLICTS] -= 1
+        if m == 1:
+            _list_remove(conf, conf_pos, sc, SC_NCONF, k)
+    else:
+        _list_add(miss, miss_pos, sc, SC_NMISS, k)
+
+
+@_kernel(inline="always")
+def _add_cell(c, k, state):
+    lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
+    m = cnt[k]
+    if m == 0:
+        _list_remove(miss, miss_pos, sc, SC_NMISS, k)
+    else:
+        sc[SC_CONFLICTS] += 1
+        if m == 1:
+            _list_add(conf, conf_pos, sc, SC_NCONF, k)
+    bucket[k, m] = c
+    bpos[c] = m
+    cnt[k] = m + 1
+    cellcube[c] = k
+
+
+@_kernel(inline="always")
+def _set_label(i, q, geom, state):
+    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    lab = state[0]
+    cellcube = state[1]
+    lab[i] = q
+    for t in range(line_start[i], line_start[i + 1]):
+        c = line_cells[t]
+        k = cube_id[lab[cell_line[c, 0]], lab[cell_line[c, 1]], lab[cell_line[c, 2]]]
+        if k != cellcube[c]:
+            _remove_cell(c, state)
+            _add_cell(c, k, state)
+
+
+@_kernel()
+def init_state(geom, state):
+    """Recompute every count from lab (after a restart or a repair)."""
+    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
+    cnt[:] = 0
+    conf_pos[:] = -1
+    miss_pos[:] = -1
+    sc[SC_CONFLICTS] = 0
+    sc[SC_NCONF] = 0
+    sc[SC_NMISS] = 0
+    for c in range(cell_line.shape[0]):
+        k = cube_id[lab[cell_line[c, 0]], lab[cell_line[c, 1]], lab[cell_line[c, 2]]]
+        cellcube[c] = k
+        bucket[k, cnt[k]] = c
+        bpos[c] = cnt[k]
+        cnt[k] += 1
+    for k in range(cnt.shape[0]):
+        if cnt[k] == 0:
+            _list_add(miss, miss_pos, sc, SC_NMISS, k)
+        elif cnt[k] > 1:
+            _list_add(conf, conf_pos, sc, SC_NCONF, k)
+            sc[SC_CONFLICTS] += cnt[k] - 1
+    return sc[SC_CONFLICTS]
+
+
+@_kernel()
+def _partner(rng, lab, len_start, len_lines, length, q, avoid, tries):
+    """A random line of this length carrying label q (rejection sampling), or -1."""
+    if length < 1 or length >= len_start.shape[0] - 1:
+        return -1
+    s = len_start[length]
+    e = len_start[length + 1]
+    if e <= s:
+        return -1
+    for _ in range(tries):
+        j = len_lines[s + _below(rng, e - s)]
+        if lab[j] == q and j != avoid:
+            return j
+    return -1
+
+
+@_kernel()
+def _target_label(rng, c, i, p, geom, state, labels):
+    """A label q != p for line i: one that makes cell c show a missing cube, if any."""
+    cell_line = geom[0]
+    cube_id = geom[6]
+    lab = state[0]
+    cnt = state[2]
+    u = -1
+    v = -1
+    for f in range(3):
+        other = cell_line[c, f]
+        if other != i:
+            if u < 0:
+                u = lab[other]
+            else:
+                v = lab[other]
+    chosen = -1
+    seen = 0
+    for q in range(labels):
+        if q != p and cnt[cube_id[q, u, v]] == 0:
+            seen += 1
+            if _below(rng, seen) == 0:
+                chosen = q
+    return chosen
+
+
+@_kernel()
+def run_moves(geom, state, best_lab, best, moves, labels, temperature, p_target, p_triple,
+              stop_at):
+    """Up to `moves` moves. Stops early after a move that changed the labels and left at most
+    `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
+    Returns (best conflicts, moves made)."""
+    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
+    num_lines = lab.shape[0]
+    max_len = len_start.shape[0] - 2
+    made = 0
+    for _ in range(moves):
+        cur = sc[SC_CONFLICTS]
+        if cur == 0:
+            break
+        made += 1
+        k = conf[_below(rng, sc[SC_NCONF])]
+        c = bucket[k, _below(rng, cnt[k])]
+        i = cell_line[c, _below(rng, 3)]
+        p = lab[i]
+        q = -1
+        if _uniform(rng) < p_target:
+            q = _target_label(rng, c, i, p, geom, state, labels)
+        if q < 0:
+            q = _below(rng, labels - 1)
+            if q >= p:
+                q += 1
+        length = line_len[i]
+        j2 = -1
+        if p_triple > 0.0 and length > 1 and _uniform(rng) < p_triple:
+            # i (length a) <-> j (length b) + j2 (length a - b), both carrying q
+            b = 1 + _below(rng, length - 1)
+            j = _partner(rng, lab, len_start, len_lines, b, q, i, 32)
+            if j < 0:
+                continue
+            j2 = _partner(rng, lab, len_start, len_lines, length - b, q, j, 32)
+            if j2 < 0:
+                continue
+        else:
+            j = _partner(rng, lab, len_start, len_lines, length, q, i, 32)
+            if j < 0:
+                continue
+        _set_label(i, q, geom, state)
+        _set_label(j, p, geom, state)
+        if j2 >= 0:
+            _set_label(j2, p, geom, state)
+        delta = sc[SC_CONFLICTS] - cur
+        if delta <= 0 or _uniform(rng) < math.exp(-delta / temperature):
+            if sc[SC_CONFLICTS] < best:
+                best = sc[SC_CONFLICTS]
+                for t in range(num_lines):
+                    best_lab[t] = lab[t]
+            if sc[SC_CONFLICTS] <= stop_at:
+                break
+        else:
+            if j2 >= 0:
+                _set_label(j2, q, geom, state)
+            _set_label(j, q, geom, state)
+            _set_label(i, p, geom, state)
+    return best, made
+
+
+# -- the Python side ---------------------------------------------------------------------------
+
+def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Random line labels that meet the counting condition: every label's lines add up to
+    N(2N+1) cells. Lines go longest first, each to a random label that still has room (half
+    of the time the roomiest one, which keeps the end of the packing from getting stuck)."""
+    from ilp_pyramid.puzzles.bel.lns.arrays import arrays
+
+    a = arrays(n)
+    for _ in range(1000):
+        room = np.full(a.num_labels, n * (2 * n + 1), dtype=np.int64)
+        order = rng.permutation(a.num_lines)
+        order = order[np.argsort(-a.line_len[order], kind="stable")]
+        labels = np.empty(a.num_lines, dtype=np.int32)
+        for i in order:
+            fits = np.flatnonzero(room >= a.line_len[i])
+            if len(fits) == 0:
+                break
+            if rng.random() < 0.5:
+                fits = fits[room[fits] == room[fits].max()]
+            label = int(rng.choice(fits))
+            labels[i] = label
+            room[label] -= a.line_len[i]
+        else:
+            return labels
+    raise RuntimeError(f"no labelling met the counting condition for N={n}")  # pragma: no cover
+
+
+class LocalSearch:
+    """The compiled search's state for one N, with the best labelling seen so far."""
+
+    def __init__(self, n: int, labels: np.ndarray, seed: int):
+        from ilp_pyramid.puzzles.bel.geometry import pyramid
+        from ilp_pyramid.puzzles.bel.lns.arrays import arrays
+
+        a = arrays(n)
+        self.n = n
+        self.num_labels = a.num_labels
+        self.geom = a.geometry()
+        cubes = len(pyramid(n).cubes)
+        cells = a.num_cells
+        rng_word = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64 or 1
+        self.state = (
+            np.array(labels, dtype=np.int32, copy=True),  # lab
+            np.zeros(cells, np.int32),  # cellcube
+            np.zeros(cubes, np.int32),  # cnt
+            np.zeros((cubes, cells), np.int32),  # bucket
+            np.zeros(cells, np.int32),  # bpos
+            np.zeros(cubes, np.int32),  # conf
+            np.full(cubes, -1, np.int32),  # conf_pos
+            np.zeros(cubes, np.int32),  # miss
+            np.full(cubes, -1, np.int32),  # miss_pos
+            np.zeros(3, np.int64),  # sc
+            np.array([rng_word], np.uint64),  # rng
+        )
+        self.best_labels = self.state[0].copy()
+        self.best = int(init_state(self.geom, self.state))
+        self.moves = 0
+
+    @property
+    def labels(self) -> np.ndarray:
+        return self.state[0]
+
+    @property
+    def conflicts(self) -> int:
+        return int(self.state[9][SC_CONFLICTS])
+
+    def reset(self, labels: np.ndarray) -> None:
+        """Start again from `labels` (a restart, or the state a repair left)."""
+        self.state[0][:] = labels
+        self.best_labels[:] = labels
+        self.best = int(init_state(self.geom, self.state))
+
+    def run(self, moves: int, temperature: float, p_target: float = 0.5,
+            p_triple: float = 0.1, stop_at: int = 0) -> int:
+        """Up to `moves` moves, or until a move leaves at most `stop_at` repeated cubes;
+        returns the best number of repeated cubes so far."""
+        best, made = run_moves(self.geom, self.state, self.best_labels, self.best, int(moves),
+                               self.num_labels, float(temperature), float(p_target),
+                               float(p_triple), int(stop_at))
+        self.best = int(best)
+        self.moves += int(made)
+        return self.best

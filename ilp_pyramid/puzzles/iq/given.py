@@ -1,0 +1,119 @@
+"""Puzzle-book challenges: a board drawn with letters where pieces are already placed.
+
+2-D: rows top to bottom, one character per cell at the cell's column (for the triangle, row r
+holds r + 1 cells); `.` a free cell, a letter a placed piece, `#` or a space outside the board.
+3-D: one square grid per level, bottom level first (level h is (n-h) x (n-h)), levels separated
+by a blank line; levels left out at the top are free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.fileio import read_text
+from ilp_pyramid.puzzles.iq.boards import Board
+from ilp_pyramid.puzzles.iq.pieces import Piece
+from ilp_pyramid.puzzles.iq.placements import piece_placements
+
+_OUTSIDE = " #\t"
+
+
+def read_given(path: str, board: Board, pieces: Sequence[Piece]) -> dict[int, int]:
+    try:
+        text = read_text(path)
+    except FileNotFoundError as exc:
+        raise InputError(f"given file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read given file {path}: {exc}") from exc
+    return parse_given(text, board, pieces)
+
+
+def parse_given(text: str, board: Board, pieces: Sequence[Piece]) -> dict[int, int]:
+    """Board cell index -> piece index for every given cell; checks each piece's cells form a
+    legal placement of it."""
+    letters = {p.letter: k for k, p in enumerate(pieces)}
+    if board.dims == 2:
+        cells = _parse_2d(text, board)
+    else:
+        cells = _parse_3d(text, board)
+    given: dict[int, int] = {}
+    for cell, (ch, where) in cells.items():
+        if ch not in letters:
+            raise InputError(f"unknown piece letter {ch!r} at {where} (pieces: "
+                             f"{''.join(p.letter for p in pieces)})")
+        given[board.index(cell)] = letters[ch]  # type: ignore[index]
+    check_given(given, board, pieces)
+    return given
+
+
+def check_given(given: dict[int, int], board: Board, pieces: Sequence[Piece]) -> None:
+    by_piece: dict[int, set[int]] = {}
+    for cell, k in given.items():
+        by_piece.setdefault(k, set()).add(cell)
+    for k, cells in sorted(by_piece.items()):
+        legal = {p.cells for p in piece_placements(board, pieces[k], k)}
+        if tuple(sorted(cells)) not in legal:
+            letter = pieces[k].letter
+            raise InputError(f"the given cells of piece {letter} are not a legal placement of "
+                             f"{letter} ({len(cells)} cells given, the piece has "
+                             f"{pieces[k].size})")
+
+
+def _significant_lines(text: str) -> list[str]:
+    lines = [line.rstrip("\r\n") for line in text.splitlines()]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return lines
+
+
+def _parse_2d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]:
+    lines = _significant_lines(text)
+    if len(lines) != board.rows:
+        raise InputError(f"the given grid has {len(lines)} rows, board {board.name} has "
+                         f"{board.rows}")
+    found: dict[tuple[int, ...], tuple[str, str]] = {}
+    for y, line in enumerate(lines):
+        for x, ch in enumerate(line):
+            where = f"row {y + 1}, column {x + 1}"
+            on_board = board.index((x, y)) is not None
+            if ch == "." or ch in _OUTSIDE:
+                if ch in _OUTSIDE and on_board and ch != " ":
+                    raise InputError(f"{where} is a board cell but marked {ch!r}")
+                continue
+            if not ch.isalpha():
+                raise InputError(f"unexpected character {ch!r} at {where}")
+            if not on_board:
+                raise InputError(f"letter {ch!r} at {where} lies outside board {board.name}")
+            found[(x, y)] = (ch.upper(), where)
+    return found
+
+
+def _parse_3d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]:
+    blocks: list[list[str]] = [[]]
+    for line in _significant_lines(text):
+        if line.strip():
+            blocks[-1].append(line.strip())
+        elif blocks[-1]:
+            blocks.append([])
+    blocks = [b for b in blocks if b]
+    n = board.levels
+    if len(blocks) > n:
+        raise InputError(f"the given pyramid has {len(blocks)} levels, board {board.name} has {n}")
+    found: dict[tuple[int, ...], tuple[str, str]] = {}
+    for h, block in enumerate(blocks):
+        m = n - h
+        if len(block) != m or any(len(row) != m for row in block):
+            raise InputError(f"level {h + 1} of the given pyramid must be {m} rows of {m} "
+                             "cells (levels bottom first, separated by a blank line)")
+        for j, row in enumerate(block):
+            for i, ch in enumerate(row):
+                if ch == ".":
+                    continue
+                where = f"level {h + 1}, row {j + 1}, column {i + 1}"
+                if not ch.isalpha():
+                    raise InputError(f"unexpected character {ch!r} at {where}")
+                found[(i, j, h)] = (ch.upper(), where)
+    return found

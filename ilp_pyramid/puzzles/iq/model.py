@@ -1,0 +1,106 @@
+"""IQ Pyramid as exact cover, and the same exact cover as a 0-1 program ("bitflag" style).
+
+One binary per placement of a free piece on free cells. Every free cell is covered exactly
+once; every free piece is used exactly once when the free pieces have exactly as many cells as
+the free board, at most once otherwise (the 4-level pyramid uses 30 of the 55 cells' worth).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import pulp
+
+from ilp_pyramid.puzzles.iq.boards import Board
+from ilp_pyramid.puzzles.iq.pieces import Piece
+from ilp_pyramid.puzzles.iq.placements import Placement, all_placements
+
+
+@dataclass
+class Instance:
+    """A board, a piece set and the given (already placed) cells: what is left to fill."""
+
+    board: Board
+    pieces: tuple[Piece, ...]
+    given: dict[int, int]  # board cell -> piece index
+    placements: list[Placement]  # of free pieces on free cells
+    free_cells: list[int]  # board cells to cover, in item order
+    free_pieces: list[int]  # piece indices still to place, in item order
+    pieces_exact: bool  # every free piece must be used (else: at most once)
+
+    @property
+    def num_items(self) -> int:
+        return len(self.free_cells) + len(self.free_pieces)
+
+    def exact_cover_rows(self) -> tuple[list[list[int]], int, int]:
+        """(rows, num_primary, num_secondary): items are the free cells, then the free pieces."""
+        cell_item = {c: k for k, c in enumerate(self.free_cells)}
+        piece_item = {p: len(self.free_cells) + k for k, p in enumerate(self.free_pieces)}
+        rows = [[cell_item[c] for c in pl.cells] + [piece_item[pl.piece]]
+                for pl in self.placements]
+        if self.pieces_exact:
+            return rows, self.num_items, 0
+        return rows, len(self.free_cells), len(self.free_pieces)
+
+    def assignment(self, chosen: Sequence[int]) -> dict[int, int]:
+        """Board cell -> piece index, from the givens and the chosen placement indices."""
+        cells = dict(self.given)
+        for r in chosen:
+            pl = self.placements[r]
+            for c in pl.cells:
+                cells[c] = pl.piece
+        return cells
+
+
+def build_instance(board: Board, pieces: Sequence[Piece],
+                   given: Mapping[int, int] | None = None) -> Instance:
+    given = dict(given or {})
+    used = frozenset(given.values())
+    blocked = frozenset(given)
+    free_cells = [c for c in range(board.size) if c not in blocked]
+    free_pieces = [k for k in range(len(pieces)) if k not in used]
+    placements = all_placements(board, pieces, blocked=blocked, skip=used)
+    exact = sum(pieces[k].size for k in free_pieces) == len(free_cells)
+    return Instance(board, tuple(pieces), given, placements, free_cells, free_pieces, exact)
+
+
+def var_name(instance: Instance, row: int) -> str:
+    return f"x_{instance.pieces[instance.placements[row].piece].letter}_{row}"
+
+
+@dataclass
+class IQModel:
+    instance: Instance
+    problem: pulp.LpProblem
+    variables: list[pulp.LpVariable]
+    build_seconds: float
+
+    def chosen(self, values: Mapping[str, float]) -> list[int]:
+        return [r for r, v in enumerate(self.variables) if values.get(v.name, 0.0) > 0.5]
+
+
+def build_model(instance: Instance) -> IQModel:
+    start = time.perf_counter()
+    problem = pulp.LpProblem(f"iq_{instance.board.name}".replace(".", "_"), pulp.LpMinimize)
+    variables = [problem.add_variable(var_name(instance, r), cat=pulp.LpBinary)
+                 for r in range(len(instance.placements))]
+    by_cell: dict[int, list[pulp.LpVariable]] = {c: [] for c in instance.free_cells}
+    by_piece: dict[int, list[pulp.LpVariable]] = {k: [] for k in instance.free_pieces}
+    for var, pl in zip(variables, instance.placements, strict=True):
+        by_piece[pl.piece].append(var)
+        for c in pl.cells:
+            by_cell[c].append(var)
+    # A feasibility problem: the objective is the constant 0.
+    problem.setObjective(pulp.LpAffineExpression([]))
+    for c, terms in by_cell.items():
+        expression = pulp.LpAffineExpression([(v, 1) for v in terms])
+        problem.addConstraint(pulp.LpConstraint(expression, pulp.LpConstraintEQ, rhs=1),
+                              f"cell_{c}")
+    sense = pulp.LpConstraintEQ if instance.pieces_exact else pulp.LpConstraintLE
+    for k, terms in by_piece.items():
+        expression = pulp.LpAffineExpression([(v, 1) for v in terms])
+        problem.addConstraint(pulp.LpConstraint(expression, sense, rhs=1),
+                              f"piece_{instance.pieces[k].letter}")
+    return IQModel(instance, problem, variables, time.perf_counter() - start)

@@ -1,0 +1,351 @@
+"""`ilp-pyramid sudoku-cube ...`: generate, solve, apply, export, bench."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ilp_pyramid.backends.mip import MIP_SOLVERS
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    EXIT_TIMEOUT,
+    Json,
+    Seed,
+    Threads,
+    TimeLimit,
+    console,
+    fail,
+    print_json,
+    solve_options,
+)
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.puzzles.sudoku_cube import runner
+from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
+from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
+from ilp_pyramid.puzzles.sudoku_cube.model import (
+    DEFAULT_PARITY,
+    PARITY_MODES,
+    RULES,
+    build_model,
+)
+from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves, parse_moves
+from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state
+
+app = typer.Typer(
+    help="Sudoku Cube: a Rubik's Cube with digits. Solve the grid (which piece goes where, "
+         "turned which way, so every face shows 1-9 upright) as a 0-1 program, keep it "
+         "reachable by turning, and give the face turns.",
+    no_args_is_help=True,
+)
+
+FileArg = typer.Argument(..., help="Sticker state: one line per face, e.g. "
+                                   "'F: 3^ 9> 4^ 6v 1< 5^ 5^ 7> 9^' (^ > v <: where the "
+                                   "digit's top points).")
+SolverOpt = typer.Option("highs", "--solver", "-s", help="MIP solver: highs | cbc.")
+ParityOpt = typer.Option(DEFAULT_PARITY, "--parity",
+                         help="How the model keeps the permutation parities equal: inversions "
+                              "(counted in the model, default) | cuts (solve, then forbid "
+                              "each grid whose parities disagree, and solve again).")
+SymmetricOpt = typer.Option(None, "--symmetric",
+                            help="Digits that look the same after a half turn and so may point "
+                                 "up or down (1 always does). Repeat or comma-separate: "
+                                 "--symmetric 8.")
+
+
+def symmetric_digits(values: list[str] | None) -> frozenset[int]:
+    digits = {1}
+    for value in values or []:
+        for part in value.replace(",", " ").split():
+            if not (part.isdigit() and 1 <= int(part) <= 9):
+                fail(f"--symmetric takes digits 1-9 (got {part!r})")
+            digits.add(int(part))
+    return frozenset(digits)
+
+
+def check_choices(solver: str, parity: str) -> None:
+    if solver not in MIP_SOLVERS:
+        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    if parity not in PARITY_MODES:
+        fail(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
+
+
+def load_state(path: Path) -> CubeState:
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    try:
+        return parse_state(text)
+    except InputError as exc:
+        fail(f"{path}: {exc}")
+
+
+@app.command("generate")
+def generate_cmd(
+    seed: int = typer.Option(..., "--seed", min=0, help="Random seed: the same seed, the same "
+                                                        "cube."),
+    scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000,
+                                 help="Random face turns applied to the designed cube."),
+    output: Path = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
+    symmetric: list[str] = SymmetricOpt,
+    broken: str = typer.Option(None, "--broken",
+                               help="Then reassemble it wrongly, so that no turning solves it: "
+                                    + "; ".join(f"{k} = {v}" for k, v in BREAKS.items()) + "."),
+) -> None:
+    """Design a random solved Sudoku Cube (every face 1-9, upright), scramble it, print it."""
+    if broken is not None and broken not in BREAKS:
+        fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
+    instance = generate(seed, scramble, symmetric_digits(symmetric))
+    if broken:
+        instance = instance.broken(broken)
+    text = instance.to_text()
+    if output is None:
+        sys.stdout.write(text)  # raw: a console would wrap the long comment lines
+    else:
+        write_atomic(output, text)
+        console.print(f"wrote {output} (seed {seed}, {scramble} turns)")
+
+
+@app.command("solve")
+def solve_cmd(
+    file: Path = FileArg,
+    moves: bool = typer.Option(False, "--moves", "-m",
+                               help="Also give the face turns that reach the grid (always "
+                                    "included with --json)."),
+    solver: str = SolverOpt,
+    parity: str = ParityOpt,
+    symmetric: list[str] = SymmetricOpt,
+    time_limit: float = TimeLimit,
+    threads: int = Threads,
+    seed: int = Seed,
+    output: Path = typer.Option(None, "-o", "--output",
+                                help="Also write the solved faces here, in the text format."),
+    json_out: bool = Json,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+) -> None:
+    """Find a grid reachable by turning, verify it, and (with --moves) the turns to get there.
+
+    Exit codes: 0 solved, 1 not solvable (by turning, or at all), 2 bad input, 3 time limit.
+    """
+    check_choices(solver, parity)
+    state = load_state(file)
+    digits = symmetric_digits(symmetric)
+    options = solve_options(time_limit, threads, seed, verbose and not json_out)
+    outcome = runner.run(state, solver, parity, digits, options, with_moves=moves or json_out)
+    if outcome.solution is not None and output is not None:
+        header = f"solved faces of {file.name}"
+        if outcome.solution.moves is not None:
+            header += f"\nmoves: {format_moves(outcome.solution.moves)}"
+        write_atomic(output, outcome.solution.target.to_text(header))
+    if json_out:
+        print_json(outcome.to_json())
+    else:
+        report(file, outcome, digits)
+        if outcome.solution is not None and output is not None:
+            console.print(f"wrote the solved faces to {output}", markup=False)
+    if not outcome.solved:
+        raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+
+
+def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> None:
+    sym = ", ".join(map(str, sorted(symmetric)))
+    console.print(f"Sudoku Cube {file}: solver {outcome.solver}, parity {outcome.parity}, "
+                  f"half-turn-symmetric digits {sym}", markup=False)
+    if outcome.variables:
+        calls = f"{outcome.solver_calls} solver call{'s' if outcome.solver_calls != 1 else ''}"
+        console.print(f"model: {outcome.variables} variables, {outcome.constraints} constraints;"
+                      f" build {outcome.build_seconds:.3f} s, solve {outcome.solve_seconds:.3f} s"
+                      f" ({calls})")
+    if outcome.solution is None:
+        label = {runner.TIMEOUT: "timeout", runner.ERROR: "error"}.get(outcome.status, "")
+        text = outcome.reason if not label else f"{label}: {outcome.reason}"
+        if outcome.status == runner.NO_GRID:
+            text = f"no solution: {outcome.reason}"
+        console.print(text, markup=False)
+        return
+    solution = outcome.solution
+    inv = outcome.invariants
+    console.print(
+        "verified: every face shows 1-9 once, upright; reachable by turning (corner twists "
+        f"{inv['corner_twist_mod3']} mod 3, edge flips {inv['edge_flip_mod2']} mod 2, both "
+        f"permutations {'odd' if inv['corner_parity'] else 'even'}, centre quarter turns "
+        f"{'odd' if inv['centre_turns_mod2'] else 'even'})")
+    console.print(net(solution.target, solution.directions), markup=False)
+    console.print(assignment_table(solution.assignment()))
+    if solution.moves is not None:
+        console.print(f"moves ({len(solution.moves)} face turns, found in "
+                      f"{outcome.moves_seconds:.3f} s):", markup=False)
+        console.print(format_moves(solution.moves) or "(none: already there)", markup=False,
+                      soft_wrap=True)  # one line, so that it can be copied whole
+        console.print("checked: simulating these turns on the given cube shows exactly the "
+                      "faces above, every digit's direction included")
+
+
+def net(state: CubeState, directions: dict[str, str] | None = None) -> str:
+    """The six faces unfolded: U above F, D below, L F R B in a row."""
+    width = 12
+
+    def block(face: str) -> list[str]:
+        title = face + (f" ({directions[face]})" if directions else "")
+        tokens = state.face_tokens(face)
+        return [title] + [" ".join(tokens[3 * r: 3 * r + 3]) for r in range(3)]
+
+    lines = []
+    for row in (["", "U"], ["L", "F", "R", "B"], ["", "D"]):
+        blocks = [block(f) if f else [""] * 4 for f in row]
+        for r in range(4):
+            lines.append("".join(b[r].ljust(width) for b in blocks).rstrip())
+    return "\n".join(lines)
+
+
+def assignment_table(rows: list[dict]) -> Table:
+    table = Table(title="piece assignment", title_justify="left",
+                  caption="orientation: corner twist 0-2, edge flip 0-1, centre quarter turns "
+                          "clockwise 0-3", caption_justify="left")
+    for column in ("piece", "from", "to", "orientation"):
+        table.add_column(column)
+    for row in rows:
+        turn = row.get("twist", row.get("flip", row.get("quarter_turns")))
+        table.add_row(row["piece"], row["from"], row["to"], str(turn))
+    return table
+
+
+@app.command("apply")
+def apply_cmd(
+    file: Path = FileArg,
+    moves: str = typer.Argument(..., help="Face turns, e.g. \"R U2 F' D\"."),
+    output: Path = typer.Option(None, "-o", "--output", help="Write the result here."),
+    json_out: bool = Json,
+) -> None:
+    """Turn the cube: simulate face turns on a sticker state, digit directions included."""
+    state = load_state(file)
+    try:
+        turns = parse_moves(moves)
+    except InputError as exc:
+        fail(str(exc))
+    after = apply_moves(state, turns)
+    if output is not None:
+        write_atomic(output, after.to_text(f"{file.name} after {format_moves(turns)}"))
+    if json_out:
+        print_json({"faces": after.to_dict(), "moves": format_moves(turns)})
+    elif output is None:
+        sys.stdout.write(after.to_text())
+
+
+@app.command("export")
+def export_cmd(
+    file: Path = FileArg,
+    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
+    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
+    parity: str = ParityOpt,
+    symmetric: list[str] = SymmetricOpt,
+) -> None:
+    """Export the grid model of a sticker state as LP or MPS (readable, stable names)."""
+    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+
+    check_choices("highs", parity)
+    fmt = (fmt or format_from_name(str(output)) or "").lower()
+    if fmt not in MIP_FORMATS:
+        fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
+    state = load_state(file)
+    problem = runner.digit_count_problem(state)
+    if problem:
+        fail(problem, EXIT_NO_SOLUTION)
+    model = build_model(state, symmetric_digits(symmetric), parity)
+    write_mip(model.problem, str(output), fmt)
+    console.print(f"wrote {output}: {model.num_variables} variables, "
+                  f"{model.num_constraints} constraints")
+
+
+@app.command("bench")
+def bench_cmd(
+    count: int = typer.Option(100, "--count", "-n", min=1, max=10_000,
+                              help="How many generated cubes."),
+    start: int = typer.Option(0, "--start", min=0, help="First seed (then start+1, ...)."),
+    scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000),
+    solver: str = SolverOpt,
+    parity: str = ParityOpt,
+    moves: bool = typer.Option(True, "--moves/--no-moves", help="Also find and check moves."),
+    grid_only: bool = typer.Option(False, "--grid-only",
+                                   help="The seed's model: no turning rules (for comparison; "
+                                        "counts how many grids turned out reachable anyway)."),
+    broken: str = typer.Option(None, "--broken", help="Break every cube first (twist, flip, "
+                                                      "swap): time the 'not solvable' answers."),
+    time_limit: float = TimeLimit,
+    json_out: bool = Json,
+) -> None:
+    """Generate, solve, verify (and simulate the moves of) COUNT cubes; time every stage."""
+    check_choices(solver, parity)
+    if broken is not None and broken not in BREAKS:
+        fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
+    rules = () if grid_only else RULES
+    options = solve_options(time_limit, 1, None)
+    rows: list[dict] = []
+    failed: list[dict] = []
+    statuses: dict[str, int] = {}
+    reachable = 0
+    with console.status("solving...") as status:
+        for seed in range(start, start + count):
+            if not json_out:
+                status.update(f"cube {seed - start + 1}/{count} (seed {seed})")
+            instance = generate(seed, scramble)
+            if broken:
+                instance = instance.broken(broken)
+            began = time.perf_counter()
+            outcome = runner.run(instance.state, solver, parity, options=options,
+                                 with_moves=moves and not grid_only, rules=rules)
+            total = time.perf_counter() - began
+            statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
+            expected = runner.NOT_TURNABLE if broken else runner.SOLVED
+            if outcome.status not in (expected, runner.SOLVED):
+                failed.append({"seed": seed, "status": outcome.status, "reason": outcome.reason})
+                continue
+            reachable += outcome.turnable
+            rows.append({"seed": seed, "build": outcome.build_seconds,
+                         "solve": outcome.solve_seconds, "moves": outcome.moves_seconds,
+                         "total": total, "calls": outcome.solver_calls,
+                         "turns": len(outcome.solution.moves or []) if outcome.solution else 0})
+    summary = {key: _stats([r[key] for r in rows])
+               for key in ("build", "solve", "moves", "total", "calls", "turns")}
+    result = {"count": count, "answered": len(rows), "statuses": statuses,
+              "reachable_grids": reachable, "failed": failed, "solver": solver,
+              "parity": "none" if grid_only else parity, "broken": broken, "stats": summary}
+    if json_out:
+        print_json(result)
+    else:
+        what = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+        model = "grid only (no turning rules)" if grid_only else f"parity {parity}"
+        table = Table(title=f"{count} cubes{' broken by ' + broken if broken else ''}: {what}; "
+                            f"{reachable} grids reachable ({solver}, {model})",
+                      title_justify="left")
+        for column in ("per cube", "median", "mean", "max"):
+            table.add_column(column, justify="right")
+        for key, label in (("build", "build model (s)"), ("solve", "solve (s)"),
+                           ("moves", "moves (s)"), ("total", "total (s)"),
+                           ("calls", "solver calls"), ("turns", "face turns")):
+            s = summary[key]
+            if s and key in ("calls", "turns"):
+                table.add_row(label, f"{s['median']:g}", f"{s['mean']:.1f}", f"{s['max']:g}")
+            elif s:
+                table.add_row(label, f"{s['median']:.3f}", f"{s['mean']:.3f}", f"{s['max']:.3f}")
+        console.print(table)
+        for f in failed:
+            console.print(f"seed {f['seed']}: {f['status']}: {f['reason']}", markup=False)
+    if failed:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def _stats(values: list[float]) -> dict | None:
+    if not values:
+        return None
+    return {"median": statistics.median(values), "mean": statistics.fmean(values),
+            "max": max(values)}
+
+
+__all__ = ["app", "FACES"]

@@ -1,0 +1,313 @@
+"""`ilp-pyramid views ...`: the top-front-side puzzle (solve, export, battery)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    EXIT_TIMEOUT,
+    Json,
+    Threads,
+    TimeLimit,
+    console,
+    err_console,
+    fail,
+    print_json,
+    solve_options,
+)
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.puzzles.views import geometry
+from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
+
+app = typer.Typer(
+    help="Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three views.",
+    no_args_is_help=True,
+)
+
+MIP_SOLVERS = ("highs", "cbc")
+
+SpecArg = typer.Argument(None, metavar="SPEC",
+                         help="The three views: 12 hex digits (n = 4), or 3 n^2 bits as a 0/1 "
+                              "string (48 for n = 4); top, front, side, each row by row, "
+                              "most significant bit first.")
+SeedOpt = typer.Option(None, "--seed", metavar="DIGITS",
+                       help="The battery's input for a seed: MD5 of the 6-digit string "
+                            "(e.g. 000157).")
+TopOpt = typer.Option(None, "--top", help="Top view rows, back row first: xx..,xxxx,...")
+FrontOpt = typer.Option(None, "--front", help="Front view rows, top row first: xxxx,...")
+SideOpt = typer.Option(None, "--side",
+                       help="Side view (seen from the right: the front is on the left), "
+                            "top row first.")
+SizeOpt = typer.Option(None, "--n", min=1, max=MAX_N,
+                       help="Grid size for SPEC when its length is ambiguous (default: from "
+                            "the length; a 0/1 string of 3 n^2 characters is bits).")
+SolverOpt = typer.Option("highs", "--solver", "-s", help="highs | cbc (MIP).")
+
+
+def load_views(spec: str | None, seed: str | None, top: str | None, front: str | None,
+               side: str | None, n: int | None) -> tuple[Views, str]:
+    """The views from exactly one of SPEC, --seed, --top/--front/--side; and where from."""
+    rows = (top, front, side)
+    given = [name for name, value in (("SPEC", spec), ("--seed", seed)) if value is not None]
+    if any(r is not None for r in rows):
+        given.append("--top/--front/--side")
+    if not given:
+        fail("give the views: SPEC, --seed DIGITS, or --top/--front/--side")
+    if len(given) > 1:
+        fail(f"give the views only one way (got {' and '.join(given)})")
+    try:
+        if spec is not None:
+            return geometry.parse_spec(spec, n), ""
+        if seed is not None:
+            number = geometry.parse_seed(seed)
+            if n not in (None, geometry.DEFAULT_N):
+                fail("--seed inputs are n = 4 puzzles")
+            return geometry.seed_views(number), f"seed {number:06}"
+        missing = [f"--{name}" for name, r in zip(("top", "front", "side"), rows, strict=True)
+                   if r is None]
+        if missing:
+            fail(f"--top, --front and --side go together (missing {', '.join(missing)})")
+        views = geometry.from_rows(top, front, side)
+        if n is not None and views.n != n:
+            fail(f"the views are {views.n} x {views.n} but --n is {n}")
+        return views, ""
+    except InputError as exc:
+        fail(str(exc))
+
+
+def check_solver(solver: str) -> None:
+    if solver not in MIP_SOLVERS:
+        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+
+
+def print_views(views: Views, origin: str) -> None:
+    code = views.hex() or views.bits()
+    console.print(f"views n={views.n}: {code}" + (f" ({origin})" if origin else ""),
+                  markup=False, soft_wrap=True)
+    blocks = [geometry.view_rows(v) for v in (views.top, views.front, views.side)]
+    for line in geometry.side_by_side(blocks, ["top", "front", "side"]):
+        console.print(line, markup=False)
+
+
+@app.command()
+def solve(
+    spec: str = SpecArg,
+    seed: str = SeedOpt,
+    top: str = TopOpt,
+    front: str = FrontOpt,
+    side: str = SideOpt,
+    n: int = SizeOpt,
+    solver: str = SolverOpt,
+    time_limit: float = TimeLimit,
+    threads: int = Threads,
+    check: bool = typer.Option(True, "--check/--no-check",
+                               help="Cross-check the optimum with the exact branch and bound."),
+    json_out: bool = Json,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+) -> None:
+    """The fewest cubes showing the views, as layers and a 64-bit answer; or "unsolvable".
+
+    Exit codes: 0 solved, 1 unsolvable, 2 bad input, 3 time limit before the optimum was
+    proved.
+    """
+    from ilp_pyramid.puzzles.views import solve as runner
+
+    check_solver(solver)
+    views, origin = load_views(spec, seed, top, front, side, n)
+    options = solve_options(time_limit, threads, None, verbose and not json_out)
+    outcome = runner.run(views, solver, options, check=check)
+    if json_out:
+        data = outcome.to_json()
+        if origin:
+            data["seed"] = origin.split()[-1]
+        print_json(data)
+    else:
+        print_views(views, origin)
+        _report(outcome, runner)
+    if outcome.status == runner.UNSOLVABLE:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+    if outcome.status == runner.TIMEOUT:
+        raise typer.Exit(EXIT_TIMEOUT)
+    if outcome.status != runner.SOLVED:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def _report(outcome, runner) -> None:
+    if outcome.status == runner.UNSOLVABLE:
+        console.print(f"unsolvable: no cell can show {', '.join(outcome.missing)}",
+                      markup=False, soft_wrap=True)
+        return
+    console.print(f"model: {outcome.variables} variables, {outcome.constraints} constraints; "
+                  f"build {outcome.build_seconds:.3f} s, solve {outcome.solve_seconds:.3f} s "
+                  f"({outcome.solver})")
+    if outcome.check:
+        console.print(f"check: {outcome.check}", markup=False, soft_wrap=True)
+    if outcome.status == runner.TIMEOUT:
+        console.print(f"timeout: {outcome.message or 'no solution within the time limit'}")
+        return
+    if outcome.status != runner.SOLVED:
+        console.print(f"error: the solver failed {outcome.message}".rstrip(), markup=False)
+        return
+    prover = f"the MIP ({outcome.solver})" if outcome.proved_by == "mip" else "branch and bound"
+    console.print(f"verified: the {outcome.cubes} cubes show exactly the three views; "
+                  f"optimal, proved by {prover}", soft_wrap=True)
+    layers = geometry.layer_rows(outcome.placement)
+    titles = [f"z={z}" for z in range(len(layers))]
+    for line in geometry.side_by_side(layers, titles):
+        console.print(line, markup=False)
+    console.print(f"cubes: {outcome.cubes} (lower bound from the fullest view: "
+                  f"{runner.lower_bound(outcome.views)})")
+    bits = outcome.bits
+    code = geometry.bits_hex(bits)
+    console.print(f"answer: {code} ({len(bits)} bits: {bits})" if code else f"answer: {bits}",
+                  soft_wrap=True)
+
+
+@app.command()
+def export(
+    spec: str = SpecArg,
+    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
+    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
+    seed: str = SeedOpt,
+    top: str = TopOpt,
+    front: str = FrontOpt,
+    side: str = SideOpt,
+    n: int = SizeOpt,
+) -> None:
+    """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
+    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.puzzles.views.model import build_model
+    from ilp_pyramid.puzzles.views.solve import missing_pixels
+
+    fmt = (fmt or format_from_name(str(output)) or "").lower()
+    if fmt not in MIP_FORMATS:
+        fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
+    views, _origin = load_views(spec, seed, top, front, side, n)
+    if not views.solvable():
+        fail(f"unsolvable (no cell can show {', '.join(missing_pixels(views))}): "
+             f"no model to export", EXIT_NO_SOLUTION)
+    model = build_model(views)
+    write_mip(model.problem, str(output), fmt)
+    console.print(f"wrote {output}: {model.num_variables} variables, "
+                  f"{model.num_constraints} constraints", markup=False, soft_wrap=True)
+
+
+@app.command()
+def battery(
+    count: int = typer.Option(BATTERY_SIZE, "--count", "-k", min=1, max=BATTERY_SIZE,
+                              help="How many seeds."),
+    start: int = typer.Option(0, "--start", min=0, max=BATTERY_SIZE - 1,
+                              help="First seed."),
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+                             help="Worker processes (default: every core)."),
+    output: Path = typer.Option(None, "-o", "--output",
+                                help="Write 'seed cubes answer-hex' per solvable case here "
+                                     "(atomically; .gz: gzip)."),
+    cross_check: int = typer.Option(0, "--cross-check", min=0, metavar="K",
+                                    help="Also solve K solvable cases (spread evenly) with "
+                                         "the MIP and compare the optima (a K above the "
+                                         "solvable count checks them all)."),
+    solver: str = typer.Option("highs", "--solver", "-s",
+                               help="MIP for --cross-check and for any case the branch "
+                                    "and bound leaves open: highs | cbc."),
+    node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
+                                   help="Branch and bound nodes per case; a case that needs "
+                                        "more goes to the MIP."),
+    json_out: bool = Json,
+) -> None:
+    """Solve the spec's battery (MD5 of "000000".."999999") exactly and sum the optima.
+
+    Every case goes through the exact branch and bound; every verdict, solvable or not, is
+    re-checked by projection. Exit 1 if any case stays unproved, fails the check, or
+    disagrees with the MIP in --cross-check.
+    """
+    from ilp_pyramid.puzzles.views import battery as bat
+
+    check_solver(solver)
+    if start + count > BATTERY_SIZE:
+        fail(f"--start {start} --count {count} runs past seed {BATTERY_SIZE - 1:06}")
+    jobs = jobs or bat.default_jobs()
+    columns = (TextColumn("{task.description}"), BarColumn(),
+               TextColumn("{task.completed:,}/{task.total:,}"), TimeElapsedColumn(),
+               TimeRemainingColumn())
+    with Progress(*columns, console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as progress:
+        task = progress.add_task(f"battery ({jobs} jobs)", total=count)
+        report = bat.run_battery(start, count, jobs, node_limit=node_limit, solver=solver,
+                                 advance=lambda k: progress.advance(task, k))
+        checked = None
+        if cross_check:
+            progress.update(task, description=f"MIP cross-check ({solver})", completed=0,
+                            total=min(cross_check, report.solvable))
+            checked = bat.cross_check(report, cross_check, solver,
+                                      advance=lambda k: progress.advance(task, k))
+    if output is not None:
+        write_atomic(output, "".join(line + "\n" for line in report.lines()))
+    data = report.to_json()
+    if checked is not None:
+        data["cross_check"] = checked.to_json()
+    if json_out:
+        print_json(data)
+    else:
+        _battery_table(report, data)
+        if output is not None:
+            console.print(f"wrote {output}: {report.solvable:,} lines", markup=False,
+                          soft_wrap=True)
+    bad = report.unproved or report.failed or (checked is not None and checked.disagree)
+    if bad:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def _battery_table(report, data: dict) -> None:
+    last = report.start + report.count - 1
+    summary = Table(title=f"views battery: seeds {report.start:06}..{last:06}",
+                    show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column(justify="right")
+    summary.add_row("cases", f"{report.count:,}")
+    summary.add_row("solvable", f"{report.solvable:,}")
+    summary.add_row("total optimal cubes", f"{report.total_cubes:,}")
+    slowest = data["slowest"]
+    if slowest:
+        summary.add_row("slowest case", f"{slowest['seed']}: {slowest['cubes']} cubes, "
+                                        f"{slowest['seconds'] * 1e6:.0f} µs CPU, "
+                                        f"{slowest['nodes']} nodes")
+    hardest = data["hardest"]
+    if hardest:
+        summary.add_row("most nodes", f"{hardest['seed']}: {hardest['cubes']} cubes, "
+                                      f"{hardest['seconds'] * 1e6:.0f} µs CPU, "
+                                      f"{hardest['nodes']} nodes")
+    summary.add_row("wall time", f"{report.seconds:.2f} s with {report.jobs} jobs "
+                                 f"(+{report.warmup_seconds:.2f} s engine load)")
+    summary.add_row("CPU time", f"{report.cpu_seconds:.2f} s")
+    proved = "all optimal: branch and bound (exhaustive)"
+    if data["proved_by_mip"]:
+        proved += f", {data['proved_by_mip']} by the MIP"
+    if report.unproved:
+        proved = f"UNPROVED: {', '.join(data['unproved'][:10])}"
+    summary.add_row("optimality", proved)
+    summary.add_row("re-projection check",
+                    "every verdict holds" if not report.failed
+                    else f"FAILED: {', '.join(data['verify_failed'][:10])}")
+    if "cross_check" in data:
+        cc = data["cross_check"]
+        text = f"{cc['agree']}/{cc['checked']} agree"
+        if cc["mip_seconds_mean"] is not None:
+            text += f", MIP {cc['mip_seconds_mean'] * 1000:.1f} ms per case on average"
+        summary.add_row("MIP cross-check", text)
+    console.print(summary)
+    dist = Table()
+    dist.add_column("optimal cubes", justify="right")
+    dist.add_column("cases", justify="right")
+    for cubes, cases in report.distribution.items():
+        dist.add_row(str(cubes), f"{cases:,}")
+    console.print(dist)
+
+
+__all__ = ["app", "load_views"]

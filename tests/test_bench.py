@@ -1,0 +1,140 @@
+"""`ilp-pyramid bench`: grid, subprocess runs, JSON lines, resume after a kill, table = file."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from ilp_pyramid.bench import parse_sizes, read_results
+from ilp_pyramid.errors import InputError
+
+
+def test_parse_sizes():
+    assert parse_sizes("2..5") == [2, 3, 4, 5]
+    assert parse_sizes("2,4, 3") == [2, 4, 3]
+    assert parse_sizes("1..2,2,5") == [1, 2, 5]
+    for bad in ("5..2", "a..b", "", "0", "2..99"):
+        with pytest.raises(InputError):
+            parse_sizes(bad)
+
+
+def _bench_args(results, *extra):
+    return ["bench", "--n", "1..2", "--solver", "highs,kissat", "--time-limit", "60",
+            "--results", str(results), *extra]
+
+
+def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
+    """Kill the bench (and its running child) after its first result line, resume it, and
+    check: every run exactly once, the first records untouched, the table = the file."""
+    results = tmp_path / "runs.jsonl"
+    bench = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", *_bench_args(results)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and bench.poll() is None:
+            if results.exists() and results.read_text().count("\n") >= 1:
+                break
+            time.sleep(0.02)
+    finally:
+        os.killpg(bench.pid, signal.SIGKILL)
+        bench.wait()
+    before = read_results(results)
+    assert 1 <= len(before) < 4, "the bench must be killed half-way for this test to mean much"
+
+    # Without --resume an existing results file is refused, untouched.
+    refused = cli(*_bench_args(results))
+    assert refused.code == 2 and "--resume" in refused.err
+    assert read_results(results) == before
+
+    plot = tmp_path / "plot.png"
+    result = cli(*_bench_args(results, "--resume", "--json", "--plot", str(plot)))
+    assert result.code == 0, result.err
+    summary = json.loads(result.out)
+    records = read_results(results)
+    keys = Counter(r["key"] for r in records)
+    assert len(keys) == 4 and max(keys.values()) == 1, keys
+    assert records[:len(before)] == before  # finished runs were not redone
+    assert summary["runs"] == 4 and summary["ran_now"] == 4 - len(before)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # The table is the file: recompute every group from the JSON lines.
+    assert len(summary["groups"]) == 4
+    for group in summary["groups"]:
+        mine = [r for r in records if r["n"] == group["n"] and r["solver"] == group["solver"]]
+        assert len(mine) == group["runs"] == 1
+        record = mine[0]
+        assert record["status"] == "solved"
+        assert group["solved"] == 1 and group["timeouts"] == 0
+        assert group["min_seconds"] == group["median_seconds"] == record["seconds"]
+        assert group["variables"] == record["variables"] > 0
+        assert group["constraints"] == record["constraints"] > 0
+        assert record["peak_rss_mb"] > 1 and record["cpu_seconds"] > 0
+        assert group["family"] == ("mip" if group["solver"] == "highs" else "sat")
+        # every solved record carries its (verified) solution
+        assert len(record["solution"]["Z"]) == 2 * record["n"] - 1
+
+    # The text table shows the same rows.
+    text = cli(*_bench_args(results, "--resume"))
+    assert text.code == 0
+    table_rows = [line.split() for line in text.out.splitlines()
+                  if line.split()[:1] in (["1"], ["2"])]
+    assert len(table_rows) == 4
+    for row in table_rows:
+        n, solver = int(row[0]), row[1]
+        record = next(r for r in records if r["n"] == n and r["solver"] == solver)
+        assert row[3] == "1/1"
+        assert float(row[5]) == pytest.approx(record["seconds"], abs=0.006)
+
+
+def test_hung_run_is_killed_at_the_hard_limit(cli, tmp_path):
+    results = tmp_path / "runs.jsonl"
+    start = time.monotonic()
+    result = cli("bench", "--n", "5", "--solver", "kissat", "--time-limit", "120",
+                 "--kill-after", "3", "--results", str(results), "--json")
+    assert time.monotonic() - start < 30
+    assert result.code == 0, result.err
+    (record,) = read_results(results)
+    assert record["status"] == "killed" and "hard wall-clock limit" in record["message"]
+    assert record.get("solution") is None
+    (group,) = json.loads(result.out)["groups"]
+    assert group["solved"] == 0 and group["timeouts"] == 1 and group["median_seconds"] is None
+
+
+def test_timeouts_and_unknown_solvers(cli, tmp_path):
+    bad = cli("bench", "--n", "2", "--solver", "highs,zchaff", "--results",
+              str(tmp_path / "x.jsonl"))
+    assert bad.code == 2 and "unknown solver" in bad.err
+    results = tmp_path / "runs.jsonl"
+    result = cli("bench", "--n", "4", "--solver", "highs", "--time-limit", "0.3",
+                 "--results", str(results), "--plot", str(tmp_path / "p.png"))
+    assert result.code == 0, result.err
+    (record,) = read_results(results)
+    assert record["status"] == "timeout" and record["exit_code"] == 3
+    assert (tmp_path / "p.png").exists()
+
+
+def test_grid_skips_formulations_a_family_lacks_and_passes_options_through():
+    from ilp_pyramid.bench import grid
+
+    specs = grid([2, 3], ["highs", "kissat"], ["counts", "support"], ["AntiMirror"], "ladder",
+                 30, 2)
+    pairs = Counter((s.solver, s.formulation) for s in specs)
+    assert pairs == {("highs", "counts"): 4, ("kissat", "counts"): 4, ("kissat", "support"): 4}
+    assert len({s.key() for s in specs}) == len(specs)
+    command = next(s for s in specs if s.solver == "kissat" and s.repeat == 2).command()
+    assert command[1:4] == ["-m", "ilp_pyramid", "solve"]
+    for option, value in (("--strategy", "AntiMirror"), ("--card", "ladder"),
+                          ("--time-limit", "30"), ("--seed", "1"), ("--json", None)):
+        assert option in command
+        if value is not None:
+            assert command[command.index(option) + 1] == value
+    with pytest.raises(InputError, match="fits none"):
+        grid([2], ["highs"], ["support"], [], None, 30, 1)
+    with pytest.raises(InputError, match="unknown solver"):
+        grid([2], ["highs", "zchaff"], ["counts"], [], None, 30, 1)

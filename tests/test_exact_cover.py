@@ -1,0 +1,136 @@
+"""The shared exact-cover engine: answers checked against brute force, never hard-coded."""
+
+from __future__ import annotations
+
+from itertools import combinations, permutations
+
+import pytest
+
+import ilp_pyramid.exact_cover as ec
+from ilp_pyramid.exact_cover import ExactCover, count_exact_cover, solve_exact_cover
+
+# Knuth's example from "Dancing Links": items 0..6.
+KNUTH = [[2, 4, 5], [0, 3, 6], [1, 2, 5], [0, 3], [1, 6], [3, 4, 6]]
+
+
+def brute_force(rows, num_primary, num_secondary=0):
+    """Every set of rows covering primaries exactly once and secondaries at most once (a row
+    with no primary item is never part of a solution, as in Knuth's Algorithm X)."""
+    found = []
+    useful = [r for r, row in enumerate(rows) if any(i < num_primary for i in row)]
+    for k in range(len(useful) + 1):
+        for combo in combinations(useful, k):
+            items = [i for r in combo for i in rows[r]]
+            if len(items) != len(set(items)):
+                continue
+            if set(range(num_primary)) <= set(items):
+                found.append(sorted(combo))
+    return sorted(found)
+
+
+def queens(n):
+    """n queens as exact cover: ranks and files primary, the diagonals secondary."""
+    rows = []
+    for r in range(n):
+        for c in range(n):
+            rows.append([r, n + c, 2 * n + r + c, 2 * n + (2 * n - 1) + (r - c + n - 1)])
+    return rows, 2 * n, 2 * (2 * n - 1)
+
+
+def queens_brute(n):
+    return sum(1 for p in permutations(range(n))
+               if len({r + c for r, c in enumerate(p)}) == n
+               and len({r - c for r, c in enumerate(p)}) == n)
+
+
+def is_cover(rows, solution, num_primary, num_secondary=0):
+    items = [i for r in solution for i in rows[r]]
+    return len(items) == len(set(items)) and set(range(num_primary)) <= set(items) \
+        and all(i < num_primary + num_secondary for i in items)
+
+
+def test_knuth_example_matches_brute_force():
+    result = solve_exact_cover(KNUTH, 7, limit=0)
+    assert result.exhausted and not result.timed_out
+    assert sorted(result.solutions) == brute_force(KNUTH, 7)
+
+
+def test_no_solution_is_proved():
+    rows = [[0, 1], [1, 2]]
+    result = solve_exact_cover(rows, 3)
+    assert brute_force(rows, 3) == []
+    assert result.solutions == [] and result.exhausted
+
+
+@pytest.mark.parametrize("n", [5, 6, 7])
+def test_secondary_items_queens(n):
+    rows, primary, secondary = queens(n)
+    problem = ExactCover(rows, primary, secondary)
+    counted = problem.count(collect=True)
+    assert counted.count == queens_brute(n)
+    assert counted.exhausted
+    assert all(is_cover(rows, [r for r in s if r >= 0], primary, secondary)
+               for s in counted.solutions)
+    assert len({tuple(sorted(s)) for s in counted.solutions.tolist()}) == counted.count
+
+
+def test_random_problems_match_brute_force():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(30):
+        items = rng.randint(3, 7)
+        secondary = rng.randint(0, 2)
+        rows = [rng.sample(range(items + secondary), rng.randint(1, 3))
+                for _ in range(rng.randint(3, 11))]
+        expected = brute_force(rows, items, secondary)
+        result = solve_exact_cover(rows, items, secondary, limit=0)
+        assert sorted(result.solutions) == expected
+        assert ExactCover(rows, items, secondary).count().count == len(expected)
+
+
+def test_split_prefixes_partition_the_search():
+    rows, primary, secondary = queens(8)
+    problem = ExactCover(rows, primary, secondary)
+    total = problem.count().count
+    for depth in (1, 2, 3):
+        prefixes = problem.split(depth)
+        assert len(set(prefixes)) == len(prefixes)
+        assert sum(problem.count(prefix=p).count for p in prefixes) == total
+
+
+def test_parallel_count_matches_serial(monkeypatch):
+    monkeypatch.setattr(ec, "_PROBE_NODES", 0)  # go straight to the process pool
+    rows, primary, secondary = queens(8)
+    serial = count_exact_cover(rows, primary, secondary, jobs=1, depth=2, collect=True)
+    parallel = count_exact_cover(rows, primary, secondary, jobs=2, depth=2, collect=True)
+    assert serial.count == parallel.count == queens_brute(8)
+    as_sets = {tuple(sorted(x for x in s if x >= 0)) for s in parallel.solutions.tolist()}
+    assert len(as_sets) == parallel.count
+
+
+def test_limit_and_prefix():
+    rows, primary, secondary = queens(6)
+    result = ExactCover(rows, primary, secondary).solve(limit=2)
+    assert len(result.solutions) == 2 and not result.exhausted
+    first = result.solutions[0]
+    again = ExactCover(rows, primary, secondary).solve(limit=1, prefix=first[:2])
+    assert again.solutions and set(first[:2]) <= set(again.solutions[0])
+    clash = ExactCover(rows, primary, secondary).count(prefix=(0, 1))  # same rank twice
+    assert clash.count == 0
+
+
+def test_limits_stop_without_claiming_an_answer():
+    rows, primary, secondary = queens(12)
+    by_nodes = ExactCover(rows, primary, secondary).count(node_limit=50)
+    assert by_nodes.timed_out and not by_nodes.exhausted and by_nodes.nodes <= 50
+    rows, primary, secondary = queens(14)  # more than one chunk of search
+    by_time = ExactCover(rows, primary, secondary).count(time_limit=0.0)
+    assert by_time.timed_out and not by_time.exhausted
+
+
+def test_bad_rows_are_rejected():
+    with pytest.raises(ValueError):
+        ExactCover([[0], []], 1)
+    with pytest.raises(ValueError):
+        ExactCover([[0, 5]], 2)

@@ -1,0 +1,99 @@
+"""SAT backends: names, answers, and a time limit kept by killing the child process."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from ilp_pyramid import backends
+from ilp_pyramid.backends import sat
+from ilp_pyramid.backends.base import ERROR, INFEASIBLE, OPTIMAL, TIMEOUT, SolveOptions
+from ilp_pyramid.errors import SolverError
+from ilp_pyramid.puzzles.bel.cnf import build_cnf
+
+
+def test_names_and_aliases():
+    names = sat.solver_names()
+    for name in ("kissat", "cadical", "kissat404", "cadical195", "cadical153", "glucose4",
+                 "maplechrono", "lingeling", "minisat22"):
+        assert name in names and sat.is_sat_solver(name)
+        assert backends.kind(name) == "sat"
+    assert sat.resolve("kissat") == "kissat404"
+    assert sat.resolve("cadical").startswith("cadical")
+    assert not sat.is_sat_solver("highs") and backends.kind("highs") == "mip"
+    with pytest.raises(SolverError, match="unknown SAT solver"):
+        sat.resolve("zchaff")
+
+
+@pytest.mark.parametrize("solver", ["kissat", "cadical", "cadical153", "glucose4", "minisat22"])
+def test_sat_and_unsat_answers(solver):
+    found = sat.solve([[1, 2], [-1], [2, 3]], solver)
+    assert found.status == OPTIMAL and found.has_solution
+    assert -1 in found.model and 2 in found.model
+    refused = sat.solve([[1], [-1, 2], [-2]], solver)
+    assert refused.status == INFEASIBLE and not refused.has_solution
+
+
+def test_shuffled_clauses_keep_the_formula():
+    clauses = build_cnf(2).formula.clauses
+    again = sat.shuffled(clauses, 3)
+    assert again is not clauses and again != clauses
+    assert sorted(sorted(c) for c in again) == sorted(sorted(c) for c in clauses)
+    assert sat.shuffled(clauses, None) is clauses and sat.shuffled(clauses, 0) is clauses
+    result = sat.solve(clauses, "cadical", SolveOptions(seed=5))
+    assert result.status == OPTIMAL
+
+
+def test_time_limit_kills_the_solver():
+    """cadical153 cannot be interrupted in-process; the child process is killed instead."""
+    clauses = build_cnf(4).formula.clauses  # cadical153 needs ~10 s for N=4
+    start = time.perf_counter()
+    result = sat.solve(clauses, "cadical153", SolveOptions(time_limit=0.3))
+    assert result.status == TIMEOUT and not result.model
+    assert "0.3 s" in result.message
+    assert time.perf_counter() - start < 10
+    assert not _children_alive()
+
+
+def _die(name, clauses, options, sender):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
+    monkeypatch.setattr(sat, "_child", _die)
+    result = sat.solve([[1]], "kissat")
+    assert result.status == ERROR and not result.has_solution
+    assert "killed by SIGKILL" in result.message
+
+
+def _children_alive() -> bool:
+    me = str(os.getpid())
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{entry.name}/stat").read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[1] == me and fields[0] != "Z":
+            return True
+    return False
+
+
+def test_cpsat_solves_or_says_what_to_install():
+    """CP-SAT is optional (ilp-pyramid[cpsat]); either it answers or the user hears why not."""
+    assert sat.is_sat_solver("cpsat") and backends.kind("cpsat") == "sat"
+    if not sat._has_cpsat():
+        with pytest.raises(SolverError, match=r"ilp-pyramid\[cpsat\]"):
+            sat.solve([[1]], "cpsat")
+        return
+    assert "cpsat" in sat.solver_names()
+    cnf = build_cnf(2)
+    result = sat.solve(cnf.formula.clauses, "cpsat", SolveOptions(time_limit=60, threads=1,
+                                                                  seed=1))
+    assert result.status == OPTIMAL
+    from ilp_pyramid.verify.bel import verify_solution
+
+    assert verify_solution(cnf.decode(result.model)).valid
