@@ -9,6 +9,7 @@ the JSON summary and the plot are all computed from the file's records.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -143,7 +144,8 @@ def run_one(spec: RunSpec, kill_after: float) -> dict:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen(spec.command(), stdout=out, stderr=err,
-                                 stdin=subprocess.DEVNULL, start_new_session=True)
+                                 stdin=subprocess.DEVNULL, start_new_session=True,
+                                 preexec_fn=None)
         killed, peak_kb = False, 0
         try:
             # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.
@@ -221,6 +223,15 @@ def _last_line(err: bytes, child: subprocess.Popen) -> str:
     if code is not None and code < 0:
         return f"the run was killed by {signal.Signals(-code).name}"
     return f"the run exited with code {code} and printed no result"
+
+
+def _die_with_parent() -> None:
+    """In the child: die when the bench dies (even by SIGKILL), so no run goes on orphaned;
+    the run's own solver processes follow it the same way (backends.sat)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
 
 
 def _kill_group(pgid: int) -> None:
@@ -365,7 +376,7 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path) -> None:
             name += " +" + "+".join(row["strategies"])
         series.setdefault(name, []).append(row)
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=120)
-    for name, points in sorted(series.items()):
+    for index, (name, points) in enumerate(sorted(series.items())):
         points.sort(key=lambda r: r["n"])
         style = "-" if points[0]["family"] == "sat" else "--"
         solved = [r for r in points if r["median_seconds"]]
@@ -376,8 +387,10 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path) -> None:
         line = axes.errorbar([r["n"] for r in solved], middle, yerr=spread, fmt=style,
                              marker="o", capsize=3, label=name).lines[0]
         if failed:
-            axes.plot(failed, [time_limit] * len(failed), linestyle="none", marker="x",
-                      markersize=9, color=line.get_color())
+            # side by side, so that several solvers failing at one N stay visible
+            shift = 0.04 * (index - (len(series) - 1) / 2)
+            axes.plot([n + shift for n in failed], [time_limit] * len(failed), linestyle="none",
+                      marker="x", markersize=9, markeredgewidth=2, color=line.get_color())
     if any(not r["median_seconds"] for r in rows):
         axes.axhline(time_limit, color="grey", linewidth=0.8, linestyle=":")
         axes.annotate(f"time limit {time_limit:g} s (x: no solution)", (0.01, 0.97),

@@ -9,6 +9,15 @@ import tempfile
 from pathlib import Path
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
     """Bytes to store at `path`: gzip (with a fixed mtime, so output is reproducible) for `.gz`."""
     data = text_or_bytes.encode() if isinstance(text_or_bytes, str) else text_or_bytes
@@ -29,6 +38,7 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
     data = encode(content, target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

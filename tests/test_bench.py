@@ -92,6 +92,46 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
         assert float(row[5]) == pytest.approx(record["seconds"], abs=0.006)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(v) for v in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_killed_bench_takes_its_running_solve_with_it(tmp_path):
+    """The run in progress has its own session (so the hard limit can kill its whole group);
+    when the bench itself is killed, it must not go on as an orphan for its whole limit."""
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "ilp_pyramid", "bench", "--n", "5", "--solver", "kissat",
+         "--time-limit", "60", "--results", str(tmp_path / "r.jsonl")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    running: list[int] = []
+    deadline = time.monotonic() + 60
+    try:
+        while not running and time.monotonic() < deadline and bench.poll() is None:
+            running = _children(bench.pid)
+            time.sleep(0.05)
+        time.sleep(0.5)  # let the run get going (and fork its solver)
+    finally:
+        os.killpg(bench.pid, signal.SIGKILL)
+        bench.wait()
+    assert running, "the bench never started its run"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(pid) for pid in running):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in running)
+
+
 def test_hung_run_is_killed_at_the_hard_limit(cli, tmp_path):
     results = tmp_path / "runs.jsonl"
     start = time.monotonic()

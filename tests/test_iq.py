@@ -212,3 +212,24 @@ def test_pyramid5_count_is_a_multiple_of_8_with_no_symmetric_solution():
     report = count_solutions(build_instance(board_by_name("pyramid5"), STANDARD_PIECES), jobs=2)
     assert report.solutions == 2448
     assert report.division_exact and report.distinct_up_to_symmetry == 306
+
+
+def test_given_as_piece_and_cells_json_matches_the_grid(fixtures):
+    from ilp_pyramid.puzzles.iq.given import parse_given
+
+    for board_name, fixture in (("triangle", "triangle_five_given.txt"),
+                                ("pyramid5", "pyramid5_given.txt")):
+        board = board_by_name(board_name)
+        grid = read_given(str(fixtures / "iq" / fixture), board, STANDARD_PIECES)
+        as_json: dict[str, list[list[int]]] = {}
+        for cell, k in grid.items():
+            as_json.setdefault(STANDARD_PIECES[k].letter, []).append(list(board.cells[cell]))
+        assert parse_given(json.dumps(as_json), board, STANDARD_PIECES) == grid
+
+
+@pytest.mark.slow
+def test_rectangle_count_matches_the_c_baseline():
+    # 371020 is what a plain C Dancing Links counts from the same rows (see docs/iq.md).
+    report = count_solutions(build_instance(board_by_name("rectangle"), STANDARD_PIECES), jobs=2)
+    assert report.solutions == 371020
+    assert report.division_exact and report.distinct_up_to_symmetry * 4 == 371020

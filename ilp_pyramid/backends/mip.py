@@ -65,11 +65,27 @@ def solve(problem: pulp.LpProblem, solver: str = "highs",
         return SolveResult(solver, ERROR, time.perf_counter() - start, message=str(exc))
     seconds = time.perf_counter() - start
     status = _status(problem)
+    if solver == "highs" and status == TIMEOUT and not _highs_hit_a_limit(problem):
+        # PuLP calls every HiGHS failure "not solved"; only a limit is a timeout.
+        return SolveResult(solver, ERROR, seconds, message=_highs_status_text(problem))
     values: dict[str, float] = {}
     if status in (OPTIMAL, FEASIBLE):
         values = {v.name: (v.varValue or 0.0) for v in problem.variables()}
     objective = pulp.value(problem.objective) if values and problem.objective else None
     return SolveResult(solver, status, seconds, values=values, objective=objective)
+
+
+def _highs_hit_a_limit(problem: pulp.LpProblem) -> bool:
+    import highspy
+
+    limits = {highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit,
+              highspy.HighsModelStatus.kInterrupt, highspy.HighsModelStatus.kSolutionLimit}
+    return problem.solverModel.getModelStatus() in limits
+
+
+def _highs_status_text(problem: pulp.LpProblem) -> str:
+    model = problem.solverModel
+    return f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"
 
 
 def _status(problem: pulp.LpProblem) -> str:

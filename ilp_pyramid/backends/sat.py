@@ -30,7 +30,7 @@ from ilp_pyramid.backends.base import (
 )
 from ilp_pyramid.errors import SolverError
 
-# python-sat's own names, fastest first on Bel N=4 (see docs/sat.md for the measurements).
+# python-sat's own names, roughly fastest first on Bel N=4 (measured: docs/sat.md).
 SAT_SOLVERS = (
     "kissat404",
     "cadical300",

@@ -1,7 +1,8 @@
 """Compile strategy rules to clauses over the line-label literals of a CNF encoding.
 
-`lit(line, label)` gives the DIMACS variable of "line carries label"; auxiliary variables come
-from the encoding's `pysat.formula.IDPool`. Weighted length sums go through python-sat's pseudo-Boolean encoder.
+`lit(line, label)` gives the DIMACS variable of "line carries label"; auxiliary variables
+come from the encoding's `pysat.formula.IDPool`. Weighted length sums go through
+python-sat's pseudo-Boolean encoder.
 """
 
 from __future__ import annotations

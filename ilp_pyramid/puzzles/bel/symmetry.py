@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import networkx as nx
 from networkx.algorithms.isomorphism import GraphMatcher
@@ -111,7 +111,7 @@ def _family_colour(node: Hashable, swap: bool = False) -> str:
     return node.family
 
 
-@lru_cache(maxsize=None)
+@cache
 def symmetry_group(n: int) -> SymmetryGroup:
     """Automorphisms of the incidence graph that keep line families (or swap X and Y)."""
     graph = pyramid(n).graph

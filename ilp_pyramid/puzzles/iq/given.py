@@ -4,10 +4,14 @@
 holds r + 1 cells); `.` a free cell, a letter a placed piece, `#` or a space outside the board.
 3-D: one square grid per level, bottom level first (level h is (n-h) x (n-h)), levels separated
 by a blank line; levels left out at the top are free.
+
+Or, as piece + cells, a JSON object: {"B": [[x, y], ...], ...} (2-D: column and row from the
+top, from 0) or {"B": [[i, j, level], ...], ...} (3-D: level 0 at the bottom).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from ilp_pyramid.errors import InputError
@@ -33,7 +37,9 @@ def parse_given(text: str, board: Board, pieces: Sequence[Piece]) -> dict[int, i
     """Board cell index -> piece index for every given cell; checks each piece's cells form a
     legal placement of it."""
     letters = {p.letter: k for k, p in enumerate(pieces)}
-    if board.dims == 2:
+    if text.lstrip().startswith("{"):
+        cells = _parse_json(text, board)
+    elif board.dims == 2:
         cells = _parse_2d(text, board)
     else:
         cells = _parse_3d(text, board)
@@ -116,4 +122,29 @@ def _parse_3d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]
                 if not ch.isalpha():
                     raise InputError(f"unexpected character {ch!r} at {where}")
                 found[(i, j, h)] = (ch.upper(), where)
+    return found
+
+
+def _parse_json(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"the given pieces are not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError('the given pieces must be a JSON object {"letter": [cells], ...}')
+    found: dict[tuple[int, ...], tuple[str, str]] = {}
+    for letter, cells in data.items():
+        where = f"piece {letter}"
+        if not isinstance(cells, list) or not all(
+                isinstance(c, list) and len(c) == board.dims
+                and all(isinstance(v, int) for v in c) for c in cells):
+            shape = "[x, y]" if board.dims == 2 else "[i, j, level]"
+            raise InputError(f"{where}: cells must be a list of {shape} integer lists")
+        for c in cells:
+            cell = tuple(c)
+            if board.index(cell) is None:
+                raise InputError(f"{where}: cell {list(cell)} is not on board {board.name}")
+            if cell in found:
+                raise InputError(f"{where}: cell {list(cell)} is given twice")
+            found[cell] = (str(letter).upper(), where)
     return found

@@ -100,6 +100,8 @@ def build_model(instance: Instance) -> IQModel:
                               f"cell_{c}")
     sense = pulp.LpConstraintEQ if instance.pieces_exact else pulp.LpConstraintLE
     for k, terms in by_piece.items():
+        if not terms and not instance.pieces_exact:
+            continue  # "at most once" of a piece that fits nowhere says nothing
         expression = pulp.LpAffineExpression([(v, 1) for v in terms])
         problem.addConstraint(pulp.LpConstraint(expression, sense, rhs=1),
                               f"piece_{instance.pieces[k].letter}")

@@ -49,11 +49,11 @@ def solve_instance(instance: Instance, solver: str = "highs",
 
         model = build_model(instance)
         result = mip.solve(model.problem, solver, options)
-        if solver == "highs" and result.status == base.TIMEOUT \
+        if solver == "highs" and result.status == base.ERROR \
                 and not _limit_reached(options, result.seconds):
             # HiGHS 1.15's presolve can end in "solve error" on an infeasible cover (pyramid3:
-            # "MIP solver claims optimality, but with ... infeasibilities"), which PuLP reports
-            # as not solved. That is no timeout: ask again without presolve.
+            # "MIP solver claims optimality, but with ... infeasibilities"): ask again without
+            # presolve.
             left = None if options.time_limit is None else options.time_limit - result.seconds
             retry = replace(options, time_limit=left,
                             extra={**options.extra, "presolve": "off"})
@@ -72,6 +72,7 @@ def solve_instance(instance: Instance, solver: str = "highs",
 def _solve_dlx(instance: Instance, options: SolveOptions, start: float) -> IQResult:
     from ilp_pyramid.exact_cover import ExactCover  # numba: loaded only when used
 
+    start = time.perf_counter()  # the clock starts after numba is imported, as MIP's after PuLP
     rows, primary, secondary = instance.exact_cover_rows()
     if not instance.free_cells:
         return IQResult(SOLVED, "dlx", 0.0, instance.assignment([]))

@@ -17,6 +17,7 @@ BREAKS = {
     "twist": "the corner in slot URF twisted in place",
     "flip": "the edge in slot UR flipped in place",
     "swap": "the edges in slots UR and UF swapped",
+    "centre": "the U centre turned a quarter in place",
 }
 
 
@@ -46,13 +47,18 @@ class Instance:
 
 
 def reassemble(state: CubeState, how: str) -> CubeState:
-    """Move pieces by hand: twist a corner, flip an edge, or swap two edges, in place."""
+    """Move pieces by hand: twist a corner, flip an edge, swap two edges, turn a centre."""
     if how == "twist":
         moved = [corner_placements()[0, 0, 1]]
     elif how == "flip":
         moved = [edge_placements()[0, 0, 1]]
     elif how == "swap":
         moved = [edge_placements()[0, 1, 0], edge_placements()[1, 0, 0]]
+    elif how == "centre":
+        digit, direction = state.stickers[4]
+        stickers = list(state.stickers)
+        stickers[4] = (digit, (direction + 1) % 4)
+        return CubeState(tuple(stickers))
     else:
         raise ValueError(f"unknown way to break a cube: {how!r}")
     stickers = list(state.stickers)

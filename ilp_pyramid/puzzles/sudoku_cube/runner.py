@@ -194,12 +194,14 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
                               "pieces shows every digit once and upright on each face, not even "
                               "with the cube taken apart")
         return
-    single = None
-    for rule in RULES:
+    broken = broken_rules(found.invariants)
+    single = found if len(broken) == 1 else None
+    # Otherwise drop one rule at a time, those this grid breaks first.
+    for rule in sorted(RULES, key=lambda r: r not in broken):
+        if single is not None or outcome.status == TIMEOUT:
+            break
         single = _relaxed_grid(state, symmetric, solver, options, outcome,
                                [r for r in RULES if r != rule])
-        if single is not None:
-            break
     if outcome.status == TIMEOUT:
         return
     verdict = single or found
@@ -212,6 +214,19 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
         how = f"every grid breaks more than one rule of turning, for example: {why}"
     outcome.reason = ("not solvable by turning: the faces can show 1-9 only after taking the "
                       f"cube apart and putting it back differently; {how}")
+
+
+def broken_rules(invariants: dict) -> set[str]:
+    """Which of RULES a grid with these invariants (from the checker) breaks."""
+    out = set()
+    if invariants["corner_twist_mod3"]:
+        out.add("twist")
+    if invariants["edge_flip_mod2"]:
+        out.add("flip")
+    if (invariants["corner_parity"] != invariants["edge_parity"]
+            or invariants["centre_turns_mod2"] != invariants["corner_parity"]):
+        out.add("parity")
+    return out
 
 
 def _relaxed_grid(state, symmetric, solver, options, outcome, rules):

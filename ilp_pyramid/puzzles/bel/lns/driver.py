@@ -1,0 +1,179 @@
+"""The hybrid search: compiled local search, exact whole-family repairs, restarts.
+
+One run: start from random labels that meet the counting condition; run the local search in
+chunks (so the wall clock, the live line and a stop request are checked between chunks);
+whenever the search stands at few repeated cubes, free one family of lines and solve the
+exact cover that re-labels it (Z first: the X and Y labels of a state decide whether its
+Z repair can work, so each X/Y configuration is tried once; the small X and Y repairs only at
+the lowest levels); restart from new random labels when a descent stalls. Whatever it
+returns as solved has passed ilp_pyramid.verify.bel.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ilp_pyramid.puzzles.bel.lns import repair as repairs
+from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
+from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
+from ilp_pyramid.puzzles.bel.solution import BelSolution
+from ilp_pyramid.verify.bel import verify_solution
+
+SOLVED, TIMEOUT, STOPPED = "solved", "timeout", "stopped"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Knobs of the search; the defaults are the ones measured in docs/hybrid.md."""
+
+    temperature: float = 0.3  # simulated annealing at a fixed temperature (delta in cubes)
+    p_target: float = 0.5  # share of moves aimed at a missing cube
+    p_triple: float = 0.2  # share of one-for-two swaps (moves lengths between labels)
+    chunk: int = 250_000  # moves between two looks at the clock
+    repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
+    restart_moves: int | None = None  # restart a descent this long without a new best
+    repair_time_limit: float = 30.0  # one repair may take this long at most
+
+    def repair_level(self, n: int) -> int:
+        if self.repair_at is not None:
+            return self.repair_at
+        return 3 if n <= 4 else 2
+
+    def restart_after(self, n: int) -> int:
+        if self.restart_moves is not None:
+            return self.restart_moves
+        return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M, N=6: 250 M
+
+
+@dataclass
+class Progress:
+    """What the live line shows."""
+
+    n: int
+    seconds: float
+    best: int  # fewest repeated cubes seen in this run
+    current: int
+    moves: int
+    restarts: int
+    repairs: Counter
+
+
+@dataclass
+class LnsOutcome:
+    n: int
+    repair: str
+    status: str  # solved | timeout | stopped
+    seconds: float
+    best_conflicts: int
+    best_labels: np.ndarray
+    moves: int
+    restarts: int
+    repairs: Counter = field(default_factory=Counter)  # (family, status) -> count
+    solution: BelSolution | None = None
+    solved_by: str = ""  # "search" or "repair X|Y|Z"
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds if self.seconds > 0 else 0.0
+
+    def repair_summary(self) -> dict[str, int]:
+        return {f"{family}_{status}": count for (family, status), count in sorted(
+            self.repairs.items())}
+
+
+def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
+              seed: int | None = None, settings: Settings | None = None,
+              start: np.ndarray | None = None,
+              progress: Callable[[Progress], None] | None = None,
+              should_stop: Callable[[], bool] | None = None,
+              on_best: Callable[[int, np.ndarray], None] | None = None) -> LnsOutcome:
+    """Search until a verified solution, the time limit, or `should_stop()`.
+
+    `start`: labels to begin from (a saved best state) instead of random ones.
+    `on_best(conflicts, labels)` is called whenever the run's best improves.
+    """
+    if repair not in repairs.REPAIRS:
+        raise ValueError(f"unknown repair {repair!r} (choose from {', '.join(repairs.REPAIRS)})")
+    settings = settings or Settings()
+    began = time.perf_counter()
+    deadline = None if time_limit is None else began + time_limit
+    seed = 0 if seed is None else int(seed)
+    rng = np.random.default_rng(seed)
+    a = arrays(n)
+    level = settings.repair_level(n)
+    restart_after = settings.restart_after(n)
+    first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
+    search = LocalSearch(n, first, seed)
+    best = search.best
+    best_labels = search.best_labels.copy()
+    tried: set[tuple[str, bytes]] = set()
+    stats: Counter = Counter()
+    restarts = 0
+    descent_best, descent_mark = search.best, 0
+    if on_best is not None:
+        on_best(best, best_labels)
+
+    def finish(status: str, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
+        return LnsOutcome(n, repair, status, time.perf_counter() - began, best, best_labels,
+                          search.moves, restarts, stats, solution, how)
+
+    while True:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
+            return finish(TIMEOUT)
+        if should_stop is not None and should_stop():
+            return finish(STOPPED)
+        search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
+                   stop_at=level)
+        if search.best < best:
+            best = search.best
+            best_labels = search.best_labels.copy()
+            if on_best is not None:
+                on_best(best, best_labels)
+        if search.conflicts == 0:
+            return finish(SOLVED, _verified(n, search.labels), "search")
+        if search.conflicts <= level:
+            for family in _families(search.conflicts, level):
+                key = (family, search.labels[a.family != FAMILY_CODE[family]].tobytes())
+                if key in tried:
+                    continue
+                tried.add(key)
+                limit = settings.repair_time_limit
+                if deadline is not None:
+                    limit = min(limit, max(0.05, deadline - time.perf_counter()))
+                result = repairs.repair(n, search.labels, family, repair, limit, seed)
+                stats[(family, result.status)] += 1
+                if result.status == repairs.SOLVED:
+                    best, best_labels = 0, result.labels
+                    if on_best is not None:
+                        on_best(0, best_labels)
+                    return finish(SOLVED, _verified(n, result.labels), f"repair {family}")
+        if search.best < descent_best:
+            descent_best, descent_mark = search.best, search.moves
+        elif search.moves - descent_mark > restart_after:
+            restarts += 1
+            search.reset(random_labels(n, rng))
+            descent_best, descent_mark = search.best, search.moves
+        if progress is not None:
+            progress(Progress(n, time.perf_counter() - began, best, search.conflicts,
+                              search.moves, restarts, stats))
+
+
+def _families(conflicts: int, level: int) -> tuple[str, ...]:
+    # The Z repair frees most lines and is the one that works; the X and Y repairs free only
+    # N^2 lines each, so they are worth their (small) cost only at the lowest levels.
+    return ("Z", "X", "Y") if conflicts < level or level <= 1 else ("Z",)
+
+
+def _verified(n: int, labels: np.ndarray) -> BelSolution:
+    solution = labels_to_solution(n, labels)
+    verdict = verify_solution(solution)
+    if not verdict.valid:  # pragma: no cover - the search and the repairs are exact
+        raise RuntimeError(f"lns produced a labelling that does not verify: "
+                           f"{verdict.reasons()[0]} ({conflicts_of(n, labels)} repeated cubes)")
+    return solution
