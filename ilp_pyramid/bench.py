@@ -145,7 +145,7 @@ def run_one(spec: RunSpec, kill_after: float) -> dict:
         start = time.perf_counter()
         child = subprocess.Popen(spec.command(), stdout=out, stderr=err,
                                  stdin=subprocess.DEVNULL, start_new_session=True,
-                                 preexec_fn=None)
+                                 preexec_fn=_die_with_parent)
         killed, peak_kb = False, 0
         try:
             # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.

@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover
 from ilp_pyramid import bench
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel import cli as bel
+from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
 from ilp_pyramid.puzzles.iq import cli as iq_cli
 from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
@@ -36,6 +37,7 @@ app.command("models")(bel.models)
 app.command("strategies")(bel_info.strategies)
 app.command("info")(bel_info.info)
 app.command("bench")(bench.bench)
+app.command("hunt")(bel_hunt.hunt)
 app.add_typer(views_cli.app, name="views")
 app.add_typer(iq_cli.app, name="iq")
 app.add_typer(sudoku_cli.app, name="sudoku-cube")

@@ -1,15 +1,17 @@
 """Solving generated and broken cubes end to end; every answer re-checked here independently."""
 
+import random
+
 import pulp
 import pytest
 
 from ilp_pyramid.backends import mip
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.puzzles.sudoku_cube import runner
-from ilp_pyramid.puzzles.sudoku_cube.generate import generate
+from ilp_pyramid.puzzles.sudoku_cube.generate import generate, random_turns, reassemble
 from ilp_pyramid.puzzles.sudoku_cube.geometry import geometry
 from ilp_pyramid.puzzles.sudoku_cube.model import build_model, decode
-from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
+from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves
 from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_faces, check_moves
@@ -97,6 +99,13 @@ def test_swapped_edges_are_not_solvable_by_turning():
     assert "two pieces are swapped" in outcome.reason
 
 
+def test_turned_centre_is_not_solvable_by_turning():
+    instance = generate(0).broken("centre")
+    outcome = runner.run(instance.state, options=OPTIONS)
+    assert outcome.status == runner.NOT_TURNABLE
+    assert "a centre is turned a quarter in place" in outcome.reason
+
+
 def test_swapped_edges_with_parity_cuts_agree():
     instance = generate(0).broken("swap")
     outcome = runner.run(instance.state, parity="cuts", options=OPTIONS)
@@ -146,6 +155,28 @@ def test_symmetric_digits_widen_the_choice():
 @pytest.mark.slow
 def test_hundred_generated_cubes_solve():
     check_seeds(range(100))
+
+
+def ones_in_the_middle(seed: int) -> CubeState:
+    """A design with a 1 (half-turn symmetric) on every centre, scrambled, and its U centre
+    then turned a quarter: 2^6 centre choices per grid, all of the wrong parity -- the cut
+    loop's worst case (measured: 232 solves in 300 s without an answer)."""
+    rng = random.Random(seed)
+    stickers = []
+    for _ in range(6):
+        digits = list(range(2, 10))
+        rng.shuffle(digits)
+        digits.insert(4, 1)
+        stickers += [(d, rng.choice((0, 2)) if d == 1 else 0) for d in digits]
+    scrambled = apply_moves(CubeState(tuple(stickers)), random_turns(rng, 30))
+    return reassemble(scrambled, "centre")
+
+
+@pytest.mark.slow
+def test_inversions_answer_the_cut_loops_worst_case():
+    outcome = runner.run(ones_in_the_middle(0), options=OPTIONS)
+    assert outcome.status == runner.NOT_TURNABLE
+    assert "a centre is turned a quarter in place" in outcome.reason
 
 
 @pytest.mark.slow

@@ -291,10 +291,11 @@ def check_answer(given: dict[str, list[Token]], target: dict[str, list[Token]],
         verdict.unreachable.append(
             f"the corner permutation is {_odd(inv['corner_parity'])} but the edge permutation "
             f"is {_odd(inv['edge_parity'])} (two pieces are swapped)")
-    elif inv["centre_turns_mod2"] != inv["corner_parity"]:
+    if inv["centre_turns_mod2"] != inv["corner_parity"]:
         verdict.unreachable.append(
             f"the centres' quarter turns add up to {_odd(inv['centre_turns_mod2'])} but the "
-            f"piece permutations are {_odd(inv['corner_parity'])}")
+            f"corner permutation is {_odd(inv['corner_parity'])} (a centre is turned a quarter "
+            f"in place)")
     verdict.turnable = not verdict.unreachable
     return verdict
 

@@ -18,6 +18,7 @@ from ilp_pyramid.cli_common import (
     Threads,
     TimeLimit,
     console,
+    err_console,
     fail,
     print_json,
     solve_options,
@@ -96,12 +97,24 @@ def solve(
     strategy: list[str] = StrategyOpt,
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    method: str = typer.Option("exact", "--method",
+                               help="exact (one solver on the whole model) | lns (compiled "
+                                    "local search + exact repair, docs/hybrid.md)."),
+    repair: str = typer.Option("sat", "--repair",
+                               help="--method lns: how a freed line family is re-labelled: "
+                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution.
     """
     check_n(n)
+    if method != "exact":  # the hybrid search: its own module, loaded only when asked for
+        from ilp_pyramid.puzzles.bel.lns.command import check_method, run_lns_command
+
+        check_method(method, repair)
+        run_lns_command(n, repair, time_limit, seed, output, json_out)
+        return
     check_solver(solver)
     check_formulation(formulation, solver)
     check_card(card)
@@ -132,7 +145,8 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
         elif outcome.status == runner.INFEASIBLE:
             console.print("infeasible: no labelling satisfies the model")
         else:
-            console.print(f"error: the solver failed {outcome.message}".rstrip())
+            err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
+                              markup=False)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
 

@@ -32,6 +32,7 @@ from ilp_pyramid.puzzles.sudoku_cube.model import (
     DEFAULT_PARITY,
     PARITY_MODES,
     RULES,
+    NoGrid,
     build_model,
 )
 from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves, parse_moves
@@ -257,7 +258,10 @@ def export_cmd(
     problem = runner.digit_count_problem(state)
     if problem:
         fail(problem, EXIT_NO_SOLUTION)
-    model = build_model(state, symmetric_digits(symmetric), parity)
+    try:
+        model = build_model(state, symmetric_digits(symmetric), parity)
+    except NoGrid as exc:
+        fail(str(exc), EXIT_NO_SOLUTION)
     write_mip(model.problem, str(output), fmt)
     console.print(f"wrote {output}: {model.num_variables} variables, "
                   f"{model.num_constraints} constraints")

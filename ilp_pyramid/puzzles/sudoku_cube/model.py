@@ -30,7 +30,8 @@ Constraints
   pair of pieces, inv[p, q] = [slot(q) < slot(p)], forced exactly by two constraints per slot
   j: inv >= at[p, j] + before[q, j] - 1 and inv <= 1 - at[p, j] + before[q, j], where
   before[q, j] = sum of at[q, k] for k < j. Then sum inv = 2 k + pi for corners and for edges
-  (one shared parity bit pi), and the centres' quarter turns sum to 2 k + pi.
+  (one shared parity bit pi: rule "parity"), and the centres' quarter turns sum to 2 k + pi
+  (rule "centres").
   "cuts" leaves the parities out and lets the runner add a no-good cut for every grid whose
   parities disagree, solving again until one agrees.
 """
@@ -55,10 +56,13 @@ from ilp_pyramid.puzzles.sudoku_cube.geometry import (
 )
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
-PARITY_MODES = ("inversions", "cuts", "none")
+PARITY_MODES = ("inversions", "cuts")
 DEFAULT_PARITY = "inversions"
 DEFAULT_SYMMETRIC = frozenset({1})
-RULES = ("twist", "flip", "parity")  # the turning invariants, as groups of constraints
+# The turning invariants, as groups of constraints: corner twists, edge flips, equal corner
+# and edge permutation parities, centre quarter turns matching that parity.
+RULES = ("twist", "flip", "parity", "centres")
+PARITY_RULES = frozenset({"parity", "centres"})
 UPRIGHT_FORMS = ("imply+count", "imply", "count", "facelet")
 DEFAULT_UPRIGHT = "imply+count"
 
@@ -141,7 +145,7 @@ def build_model(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
     geo = geometry()
     corners, edges = corner_placements(), edge_placements()
     name = "sudoku_cube_" + ("_".join(r for r in RULES if r in rules) or "grid")
-    if "parity" in rules:
+    if rules & PARITY_RULES:
         name += f"_{parity}"
     problem = pulp.LpProblem(name, pulp.LpMinimize)
     problem += pulp.LpAffineExpression()  # pure feasibility: objective 0
@@ -210,11 +214,12 @@ def build_model(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
         _orientation_sum(problem, c, 3, "twist")
     if "flip" in rules:
         _orientation_sum(problem, e, 2, "flip")
-    if "parity" in rules:
-        if parity == "inversions":
-            pi = binary(problem, "perm_parity")
-            _inversion_parity(problem, model.corner_at, cn, pi, "corner")
+    if rules & PARITY_RULES and parity == "inversions":
+        pi = binary(problem, "perm_parity")  # the corner permutation's parity
+        _inversion_parity(problem, model.corner_at, cn, pi, "corner")
+        if "parity" in rules:
             _inversion_parity(problem, model.edge_at, en, pi, "edge")
+        if "centres" in rules:
             terms = [(z[k, r], r) for k in range(6) for r in range(1, 4)]
             half = integer(problem, "k_centre", 9)
             _equal(problem, terms + [(half, -2), (pi, -1)], 0, "parity_centre")

@@ -19,6 +19,7 @@ from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.sudoku_cube.model import (
     DEFAULT_PARITY,
     DEFAULT_SYMMETRIC,
+    PARITY_RULES,
     RULES,
     CubeModel,
     NoGrid,
@@ -158,7 +159,7 @@ def _solve(model: CubeModel, solver: str, options: SolveOptions, outcome: CubeRu
         result = mip.solve(model.problem, solver, opts)
         outcome.solve_seconds = time.perf_counter() - start
         outcome.solver_calls += 1
-        if model.parity != "cuts" or "parity" not in model.rules or not result.has_solution:
+        if model.parity != "cuts" or not model.rules & PARITY_RULES or not result.has_solution:
             return result
         grid = decode(model, result.values)
         corners = {i: j for i, (j, _) in grid.corners.items()}
@@ -223,9 +224,10 @@ def broken_rules(invariants: dict) -> set[str]:
         out.add("twist")
     if invariants["edge_flip_mod2"]:
         out.add("flip")
-    if (invariants["corner_parity"] != invariants["edge_parity"]
-            or invariants["centre_turns_mod2"] != invariants["corner_parity"]):
+    if invariants["corner_parity"] != invariants["edge_parity"]:
         out.add("parity")
+    if invariants["centre_turns_mod2"] != invariants["corner_parity"]:
+        out.add("centres")
     return out
 
 

@@ -34,6 +34,7 @@ class Settings:
     temperature: float = 0.3  # simulated annealing at a fixed temperature (delta in cubes)
     p_target: float = 0.5  # share of moves aimed at a missing cube
     p_triple: float = 0.2  # share of one-for-two swaps (moves lengths between labels)
+    p_scan: float = 0.0  # share of swaps that try every partner and take the best
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
@@ -129,7 +130,7 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
         if should_stop is not None and should_stop():
             return finish(STOPPED)
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
-                   stop_at=level)
+                   stop_at=level, p_scan=settings.p_scan)
         if search.best < best:
             best = search.best
             best_labels = search.best_labels.copy()

@@ -30,7 +30,7 @@ def _kernel(**options):
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
     pruning does not remove: the move loop ran 3-5x slower (measured, docs/hybrid.md).
     """
-    return njit(cache=True, _nrt=False, error_model="numpy", **options)
+    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", **options)
 
 
 @_kernel()
@@ -189,15 +189,17 @@ def _target_label(rng, c, i, p, geom, state, labels):
 
 
 @_kernel()
-def run_moves(geom, state, best_lab, best, moves, labels, temperature, p_target, p_triple,
-              stop_at):
+def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
-    Returns (best conflicts, moves made)."""
+    params = [temperature, p_target, p_triple, p_scan]. Returns (best conflicts, moves made)."""
     cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
     lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
+    temperature = params[0]
+    p_target = params[1]
+    p_triple = params[2]
+    p_scan = params[3]
     num_lines = lab.shape[0]
-    max_len = len_start.shape[0] - 2
     made = 0
     for _ in range(moves):
         cur = sc[SC_CONFLICTS]
@@ -226,12 +228,38 @@ def run_moves(geom, state, best_lab, best, moves, labels, temperature, p_target,
             j2 = _partner(rng, lab, len_start, len_lines, length - b, q, j, 32)
             if j2 < 0:
                 continue
+        elif p_scan > 0.0 and _uniform(rng) < p_scan:
+            # the best partner: every line of this length that carries q, tried in turn
+            _set_label(i, q, geom, state)
+            j = -1
+            best_delta = 1 << 30
+            ties = 0
+            for t in range(len_start[length], len_start[length + 1]):
+                cand = len_lines[t]
+                if lab[cand] != q or cand == i:
+                    continue
+                _set_label(cand, p, geom, state)
+                d = sc[SC_CONFLICTS] - cur
+                _set_label(cand, q, geom, state)
+                if d < best_delta:
+                    best_delta = d
+                    j = cand
+                    ties = 1
+                elif d == best_delta:
+                    ties += 1
+                    if _below(rng, ties) == 0:
+                        j = cand
+            if j < 0:
+                _set_label(i, p, geom, state)
+                continue
+            _set_label(j, p, geom, state)
         else:
             j = _partner(rng, lab, len_start, len_lines, length, q, i, 32)
             if j < 0:
                 continue
-        _set_label(i, q, geom, state)
-        _set_label(j, p, geom, state)
+        if lab[i] != q:
+            _set_label(i, q, geom, state)
+            _set_label(j, p, geom, state)
         if j2 >= 0:
             _set_label(j2, p, geom, state)
         delta = sc[SC_CONFLICTS] - cur
@@ -324,12 +352,12 @@ class LocalSearch:
         self.best = int(init_state(self.geom, self.state))
 
     def run(self, moves: int, temperature: float, p_target: float = 0.5,
-            p_triple: float = 0.1, stop_at: int = 0) -> int:
+            p_triple: float = 0.2, stop_at: int = 0, p_scan: float = 0.0) -> int:
         """Up to `moves` moves, or until a move leaves at most `stop_at` repeated cubes;
         returns the best number of repeated cubes so far."""
+        params = np.array([temperature, p_target, p_triple, p_scan], dtype=np.float64)
         best, made = run_moves(self.geom, self.state, self.best_labels, self.best, int(moves),
-                               self.num_labels, float(temperature), float(p_target),
-                               float(p_triple), int(stop_at))
+                               self.num_labels, params, int(stop_at))
         self.best = int(best)
         self.moves += int(made)
         return self.best

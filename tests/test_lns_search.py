@@ -1,0 +1,74 @@
+"""The compiled local search: incremental counts agree with a plain recount."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ilp_pyramid.puzzles.bel.lns.arrays import (
+    arrays,
+    conflicts_of,
+    labels_to_solution,
+    solution_to_labels,
+)
+from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
+from ilp_pyramid.puzzles.bel.solution import parse_drawing
+from ilp_pyramid.verify.bel import verify_solution
+
+
+def label_totals(n: int, labels: np.ndarray) -> np.ndarray:
+    a = arrays(n)
+    return np.bincount(labels, weights=a.line_len, minlength=a.num_labels)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_random_labels_meet_the_counting_condition(n):
+    labels = random_labels(n, np.random.default_rng(n))
+    assert labels.min() >= 0 and labels.max() < 2 * n - 1
+    assert np.all(label_totals(n, labels) == n * (2 * n + 1))
+
+
+def test_labels_round_trip_through_the_solution_form(fixtures):
+    solution = parse_drawing((fixtures / "bel" / "n4-published.txt").read_text())
+    labels = solution_to_labels(solution)
+    assert conflicts_of(4, labels) == 0
+    assert labels_to_solution(4, labels).to_drawing() == solution.to_drawing()
+
+
+def test_conflicts_match_the_independent_checker():
+    labels = random_labels(4, np.random.default_rng(7))
+    verdict = verify_solution(labels_to_solution(4, labels))
+    assert conflicts_of(4, labels) == verdict.conflicts > 0
+
+
+@pytest.mark.parametrize("p_triple", [0.0, 0.5])
+def test_incremental_counts_stay_exact_and_swaps_keep_label_totals(p_triple):
+    n = 4
+    search = LocalSearch(n, random_labels(n, np.random.default_rng(1)), seed=1)
+    start = search.conflicts
+    assert start == conflicts_of(n, search.labels)
+    for _ in range(5):
+        search.run(20_000, temperature=0.5, p_triple=p_triple)
+        assert search.conflicts == conflicts_of(n, search.labels)
+        assert search.best == conflicts_of(n, search.best_labels)
+        assert np.all(label_totals(n, search.labels) == n * (2 * n + 1))
+    assert search.best < start
+    assert search.moves > 0
+
+
+def test_stop_at_returns_at_the_first_low_state():
+    search = LocalSearch(4, random_labels(4, np.random.default_rng(2)), seed=2)
+    search.run(5_000_000, temperature=0.3, stop_at=10)
+    assert search.conflicts <= 10
+    assert search.moves < 5_000_000
+
+
+def test_same_seed_same_walk():
+    labels = random_labels(4, np.random.default_rng(3))
+    one, two = LocalSearch(4, labels, seed=9), LocalSearch(4, labels, seed=9)
+    one.run(30_000, 0.3)
+    two.run(30_000, 0.3)
+    assert np.array_equal(one.labels, two.labels)
+    other = LocalSearch(4, labels, seed=10)
+    other.run(30_000, 0.3)
+    assert not np.array_equal(one.labels, other.labels)
