@@ -108,9 +108,26 @@ def parse_list(text: str, what: str) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def parse_strategy_sets(text: str) -> list[tuple[str, ...]]:
+    """'none;A+B;C' -> [(), ('A', 'B'), ('C',)]: strategy sets as one more grid dimension."""
+    from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
+
+    sets = []
+    for item in text.split(";"):
+        names = tuple(name.strip() for name in item.split("+")
+                      if name.strip() and name.strip().lower() != "none")
+        unknown = [name for name in names if name not in CATALOGUE]
+        if unknown:
+            raise InputError(f"--strategies: unknown strategy {unknown[0]!r} "
+                             f"(see `ilp-pyramid strategies`)")
+        sets.append(names)
+    return list(dict.fromkeys(sets))
+
+
 def grid(sizes: Sequence[int], solvers: Sequence[str], formulations: Sequence[str],
          strategies: Sequence[str], card: str | None, time_limit: float,
-         repeats: int) -> list[RunSpec]:
+         repeats: int, strategy_sets: Sequence[tuple[str, ...]] | None = None
+         ) -> list[RunSpec]:
     from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
     from ilp_pyramid.puzzles.bel.model import FORMULATIONS
 
@@ -127,8 +144,10 @@ def grid(sizes: Sequence[int], solvers: Sequence[str], formulations: Sequence[st
             raise InputError(f"formulation {formulation!r} fits none of the solvers "
                              f"(known: {', '.join(known)})")
     # A formulation that exists for one family only (e.g. the CNF "support") skips the other.
-    return [RunSpec(n, solver, formulation, tuple(strategies), card, time_limit, r)
-            for n in sizes for formulation in formulations for solver in solvers
+    sets = [tuple(strategies) + extra for extra in (strategy_sets or [()])]
+    return [RunSpec(n, solver, formulation, chosen, card, time_limit, r)
+            for n in sizes for chosen in sets for formulation in formulations
+            for solver in solvers
             if formulation in valid[kinds[solver]] for r in range(1, repeats + 1)]
 
 
@@ -421,6 +440,9 @@ def bench(
                                     help="Comma-separated formulations (SAT: CNF encodings)."),
     strategy: list[str] = typer.Option(None, "--strategy",
                                        help="Passed to every run's solve (repeatable)."),
+    strategies: str = typer.Option(None, "--strategies",
+                                   help="Strategy sets as a grid dimension, like solvers: "
+                                        "'none;LabelPermutation+Automorphism;YStep'."),
     card: str = typer.Option(None, "--card", help="SAT: cardinality encoding for every run."),
     time_limit: float = typer.Option(600.0, "--time-limit", min=0.1,
                                      help="Each run's solver time limit, seconds."),
@@ -444,7 +466,7 @@ def bench(
     try:
         specs = grid(parse_sizes(n), parse_list(solver, "solver"),
                      parse_list(formulation, "formulation"), strategy or [], card, time_limit,
-                     repeat)
+                     repeat, parse_strategy_sets(strategies) if strategies else None)
     except InputError as exc:
         fail(str(exc))
     if results.exists() and results.stat().st_size > 0 and not resume:

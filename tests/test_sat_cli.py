@@ -62,7 +62,7 @@ def test_killed_solver_is_a_clear_error(cli, monkeypatch):
     monkeypatch.setattr(sat, "_child", _killed)
     result = cli("solve", 2, "--solver", "cadical")
     assert result.code == 1
-    assert "killed by SIGKILL" in result.out and "+---" not in result.out
+    assert "killed by SIGKILL" in result.err and "+---" not in result.out
     assert "Traceback" not in result.err + result.out
 
 

@@ -156,3 +156,11 @@ def test_bench_reports_a_table(cli):
     assert data["statuses"] == {"solved": 2} and data["failed"] == []
     assert data["reachable_grids"] == 2
     assert data["stats"]["solve"]["max"] > 0
+
+
+def test_time_limit_is_reported_exit_3(cli, fixtures):
+    path = fixtures / "sudoku_cube" / "centre-ones-turned.txt"
+    result = cli("sudoku-cube", "solve", path, "--time-limit", "0.05", "--json")
+    assert result.code == 3
+    data = json.loads(result.out)
+    assert data["status"] == "timeout" and data["solved"] is False and data["faces"] is None

@@ -106,6 +106,12 @@ def solve(
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
+    With no options each backend runs its best measured configuration: MIP (highs, cbc) the
+    counts formulation with no strategies (symmetry breaking made HiGHS slower: median 15.4 s
+    against 7.9 s over 6 seeds at N=3); SAT (kissat, cadical, ...) the counts encoding with a
+    sequential-counter "one cell per cube". For N >= 4 prefer --solver kissat, or
+    --method lns for N >= 5.
+
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution.
     """
     check_n(n)
@@ -146,7 +152,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
             console.print("infeasible: no labelling satisfies the model")
         else:
             err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
-                              markup=False)
+                              markup=False, soft_wrap=True)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
 

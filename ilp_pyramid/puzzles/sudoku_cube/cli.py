@@ -206,14 +206,22 @@ def net(state: CubeState, directions: dict[str, str] | None = None) -> str:
 
 
 def assignment_table(rows: list[dict]) -> Table:
-    table = Table(title="piece assignment", title_justify="left",
-                  caption="orientation: corner twist 0-2, edge flip 0-1, centre quarter turns "
-                          "clockwise 0-3", caption_justify="left")
-    for column in ("piece", "from", "to", "orientation"):
-        table.add_column(column)
-    for row in rows:
-        turn = row.get("twist", row.get("flip", row.get("quarter_turns")))
-        table.add_row(row["piece"], row["from"], row["to"], str(turn))
+    """Corners, edges and centres side by side: from slot -> to slot, and how it turns."""
+    table = Table(title="piece assignment", title_justify="left")
+    for column in ("corner", "twist", "edge", "flip", "centre", "quarter turns"):
+        table.add_column(column, justify="right" if column in ("twist", "flip") else "left")
+    groups = {kind: [r for r in rows if r["piece"] == kind] for kind in ("corner", "edge",
+                                                                         "centre")}
+    for i in range(max(len(g) for g in groups.values())):
+        cells = []
+        for kind, turn in (("corner", "twist"), ("edge", "flip"), ("centre", "quarter_turns")):
+            if i < len(groups[kind]):
+                row = groups[kind][i]
+                where = row["from"] if kind == "centre" else f"{row['from']} -> {row['to']}"
+                cells += [where, str(row[turn])]
+            else:
+                cells += ["", ""]
+        table.add_row(*cells)
     return table
 
 

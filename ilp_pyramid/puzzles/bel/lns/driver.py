@@ -43,7 +43,7 @@ class Settings:
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
             return self.repair_at
-        return 3 if n <= 4 else 2
+        return {1: 0, 2: 0, 3: 1, 4: 3, 5: 2}.get(n, 3)
 
     def restart_after(self, n: int) -> int:
         if self.restart_moves is not None:

@@ -22,6 +22,9 @@ from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
 REPAIRS = ("sat", "mip", "dlx")
 SOLVED, IMPOSSIBLE, TIMEOUT = "solved", "impossible", "timeout"
+# SAT repairs with at most this many options run in-process (kissat cannot be interrupted
+# there); larger ones run in a child process that keeps the time limit.
+INLINE_OPTIONS = 600
 
 
 @dataclass(frozen=True)
@@ -124,9 +127,9 @@ def _solve_sat(problem: CoverProblem, time_limit: float | None, seed: int | None
     from ilp_pyramid.backends.base import SolveOptions
 
     clauses = cover_cnf(problem)
-    if multiprocessing.current_process().daemon:
-        # A daemonic process (a Dask worker, say) may not fork the solver's child: solve
-        # in-process. These problems are small; the limit is kept between repairs instead.
+    if len(problem.rows) <= INLINE_OPTIONS or multiprocessing.current_process().daemon:
+        # Small covers (the X and Y families) take milliseconds: a child process would cost
+        # more than the solve. A daemonic process (a Dask worker, say) may not fork at all.
         return _solve_sat_inline(clauses, problem)
     result = sat.solve(clauses, "kissat404", SolveOptions(time_limit=time_limit, seed=seed))
     if result.status == base.OPTIMAL:

@@ -1,0 +1,81 @@
+"""`ilp-pyramid hunt`: the state on disk, resuming, and one real run on a local Dask cluster."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.bel.hunt import (
+    BEST_FILE,
+    SOLUTION_FILE,
+    BestState,
+    load_best,
+    meets_counting,
+    save_best,
+)
+from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of
+from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
+from ilp_pyramid.puzzles.bel.solution import parse_drawing, parse_json
+from ilp_pyramid.verify.bel import verify_solution
+
+
+def near_state(n: int, seed: int) -> np.ndarray:
+    search = LocalSearch(n, random_labels(n, np.random.default_rng(seed)), seed)
+    search.run(20_000, 0.3)
+    assert search.best > 0
+    return search.best_labels.copy()
+
+
+def test_best_json_round_trip_and_form(tmp_path):
+    labels = near_state(4, 1)
+    save_best(tmp_path, BestState(4, conflicts_of(4, labels), labels, 12.5))
+    data = json.loads((tmp_path / BEST_FILE).read_text())
+    assert data["n"] == 4 and data["conflicts"] == conflicts_of(4, labels)
+    assert parse_json(json.dumps(data["solution"])).n == 4  # the solve --json "solution" form
+    back = load_best(tmp_path, 4)
+    assert np.array_equal(back.labels, labels)
+    assert back.conflicts == data["conflicts"] and back.hunted_seconds == 12.5
+    assert meets_counting(4, back.labels)
+
+
+def test_saved_count_is_recomputed_not_trusted(tmp_path):
+    labels = near_state(4, 2)
+    save_best(tmp_path, BestState(4, 0, labels))  # a lie on disk
+    assert load_best(tmp_path, 4).conflicts == conflicts_of(4, labels) > 0
+
+
+def test_missing_state_is_none_and_bad_states_are_input_errors(tmp_path):
+    assert load_best(tmp_path, 4) is None
+    save_best(tmp_path, BestState(4, 3, near_state(4, 3)))
+    with pytest.raises(InputError, match="N=4, not N=5"):
+        load_best(tmp_path, 5)
+    (tmp_path / BEST_FILE).write_text("{not json")
+    with pytest.raises(InputError, match="cannot read"):
+        load_best(tmp_path, 4)
+
+
+def test_hunt_n4_solves_on_a_local_cluster_and_resumes(cli, tmp_path):
+    labels = near_state(4, 4)
+    start = conflicts_of(4, labels)
+    save_best(tmp_path, BestState(4, start, labels, 30.0))
+    result = cli("hunt", 4, "--state-dir", tmp_path, "--minutes", 2, "--jobs", 1, "--seed", 5,
+                 "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["status"] == "solved" and data["conflicts"] == 0
+    assert data["resumed_from"] == start and data["jobs"] == 1
+    assert data["hunted_seconds"] >= 30.0  # the earlier hunt's time is carried on
+    solution = parse_drawing((tmp_path / SOLUTION_FILE).read_text())
+    assert verify_solution(solution).valid
+    best = json.loads((tmp_path / BEST_FILE).read_text())
+    assert best["conflicts"] == 0
+
+
+def test_hunt_rejects_a_state_dir_of_another_n(cli, tmp_path):
+    save_best(tmp_path, BestState(4, 3, near_state(4, 6)))
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--minutes", 0.1)
+    assert result.code == 2
+    assert "not N=5" in result.err
