@@ -178,3 +178,23 @@ def test_grid_skips_formulations_a_family_lacks_and_passes_options_through():
         grid([2], ["highs"], ["support"], [], None, 30, 1)
     with pytest.raises(InputError, match="unknown solver"):
         grid([2], ["highs", "zchaff"], ["counts"], [], None, 30, 1)
+
+
+def test_strategy_sets_are_a_grid_dimension(cli, tmp_path):
+    from ilp_pyramid.bench import grid, parse_strategy_sets
+
+    sets = parse_strategy_sets("none;LabelPermutation+Automorphism;YStep")
+    assert sets == [(), ("LabelPermutation", "Automorphism"), ("YStep",)]
+    specs = grid([2], ["kissat"], ["counts"], [], None, 10.0, 1, sets)
+    assert [spec.strategies for spec in specs] == sets
+    results = tmp_path / "s.jsonl"
+    result = cli("bench", "--n", "2", "--solver", "kissat", "--strategies", "none;YStep",
+                 "--time-limit", "30", "--results", results, "--json")
+    assert result.code == 0, result.err
+    import json
+
+    records = [json.loads(line) for line in results.read_text().splitlines()]
+    assert sorted(tuple(r["strategies"]) for r in records) == [(), ("YStep",)]
+    assert all(r["status"] == "solved" for r in records)
+    bad = cli("bench", "--n", "2", "--strategies", "Nope", "--results", tmp_path / "x.jsonl")
+    assert bad.code == 2 and "unknown strategy" in bad.err

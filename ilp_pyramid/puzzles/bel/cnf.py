@@ -134,14 +134,10 @@ class BelCnf:
         """Line labels from a SAT model (true literals); InputError if a line has not one."""
         true = {lit for lit in model if lit > 0}
         geo = self.pyramid
-        labels = {}
-        for i, line in enumerate(geo.lines):
-            picked = [lab for lab in range(geo.num_labels) if self.line_var(i, lab) in true]
-            if len(picked) != 1:
-                what = "no label" if not picked else f"{len(picked)} labels {picked}"
-                raise InputError(f"line {line.name} has {what} in the model")
-            labels[(line.family, line.a, line.b)] = picked[0]
-        return BelSolution.from_line_labels(self.n, labels)
+        chosen = {(line.family, line.a, line.b):
+                  [lab for lab in range(geo.num_labels) if self.line_var(i, lab) in true]
+                  for i, line in enumerate(geo.lines)}
+        return BelSolution.from_choices(self.n, chosen, "model")
 
 
 def _clause_lines(clauses: Sequence[Sequence[int]]) -> list[str]:
@@ -353,9 +349,6 @@ def _literals(text: str, number: int) -> list[int]:
 
 def decode_certificate(info: CnfInfo, literals: Iterable[int]) -> BelSolution:
     """Line labels from the true literals, through the CNF's own variable map."""
-    from ilp_pyramid.puzzles.bel.geometry import pyramid as geometry
-
-    geo = geometry(info.n)
     chosen: dict[tuple[str, int, int], list[int]] = {}
     assigned = set()
     for lit in literals:
@@ -366,11 +359,4 @@ def decode_certificate(info: CnfInfo, literals: Iterable[int]) -> BelSolution:
     missing = [v for v in info.line_vars if v not in assigned]
     if len(missing) == len(info.line_vars):
         raise InputError("the certificate assigns none of the model's line variables")
-    labels = {}
-    for line in geo.lines:
-        picked = chosen.get((line.family, line.a, line.b), [])
-        if len(picked) != 1:
-            what = "no label" if not picked else f"{len(picked)} labels {sorted(picked)}"
-            raise InputError(f"line {line.name} has {what} in the certificate")
-        labels[(line.family, line.a, line.b)] = picked[0]
-    return BelSolution.from_line_labels(info.n, labels)
+    return BelSolution.from_choices(info.n, chosen, "certificate")

@@ -159,18 +159,10 @@ def model_kind(name: str) -> tuple[int, str] | None:
 
 def decode_values(n: int, values: Mapping[str, float]) -> BelSolution:
     """Line labels from variable values by name (x_<line>_l<label> = 1); other names ignored."""
-    geo = pyramid(n)
     chosen: dict[tuple[str, int, int], list[int]] = {}
     for name, value in values.items():
         match = _LINE_VAR.match(name)
         if match and value > 0.5:
             family, a, b, label = match.groups()
             chosen.setdefault((family, int(a), int(b)), []).append(int(label))
-    labels = {}
-    for line in geo.lines:
-        picked = chosen.get((line.family, line.a, line.b), [])
-        if len(picked) != 1:
-            what = "no label" if not picked else f"{len(picked)} labels {sorted(picked)}"
-            raise InputError(f"line {line.name} has {what} in the solution")
-        labels[(line.family, line.a, line.b)] = picked[0]
-    return BelSolution.from_line_labels(n, labels)
+    return BelSolution.from_choices(n, chosen, "solution")

@@ -6,6 +6,7 @@ This module only moves labels between forms; it does not judge them (see verify.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ilp_pyramid.errors import InputError
@@ -39,6 +40,23 @@ class BelSolution:
         xs = [[labels[("X", x, h)] for h in range(_height(x, base))] for x in range(base)]
         ys = [[labels[("Y", y, h)] for h in range(_height(y, base))] for y in range(base)]
         return cls(n, z, xs, ys)
+
+    @classmethod
+    def from_choices(cls, n: int, chosen: Mapping[tuple[str, int, int], Iterable[int]],
+                     where: str) -> BelSolution:
+        """Labels picked per line (family, a, b); InputError naming the first line that has
+        none or several (`where` says where they came from: "solution", "certificate")."""
+        base = 2 * n - 1
+        lines = [("Z", x, y) for y in range(base) for x in range(base)]
+        lines += [(f, a, h) for f in "XY" for a in range(base) for h in range(_height(a, base))]
+        labels = {}
+        for family, a, b in lines:
+            picked = sorted(chosen.get((family, a, b), ()))
+            if len(picked) != 1:
+                what = "no label" if not picked else f"{len(picked)} labels {picked}"
+                raise InputError(f"line {family}_{a}_{b} has {what} in the {where}")
+            labels[(family, a, b)] = picked[0]
+        return cls.from_line_labels(n, labels)
 
     def to_dict(self) -> dict:
         return {"Z": self.Z, "X": self.X, "Y": self.Y}

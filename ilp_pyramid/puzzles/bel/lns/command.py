@@ -78,7 +78,8 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
     else:
         console.print(f"search: {outcome.moves / 1e6:.1f} M moves "
                       f"({outcome.moves_per_second / 1e6:.2f} M/s), {outcome.restarts} restarts, "
-                      f"{sum(outcome.repairs.values())} repairs; {outcome.seconds:.2f} s")
+                      f"{sum(outcome.repairs.values())} repairs ({outcome.repair_seconds:.1f} s); "
+                      f"{outcome.seconds:.2f} s")
         if outcome.solution is not None:
             console.print(f"verified: every cube of the set appears exactly once "
                           f"(found by {outcome.solved_by})")
@@ -114,5 +115,7 @@ def outcome_json(outcome) -> dict:
         "moves_per_second": round(outcome.moves_per_second),
         "restarts": outcome.restarts,
         "repairs": outcome.repair_summary(),
+        "repair_seconds": round(outcome.repair_seconds, 3),
+        "slowest_repair_seconds": round(outcome.slowest_repair, 3),
         "solved_by": outcome.solved_by,
     }

@@ -77,6 +77,8 @@ class LnsOutcome:
     repairs: Counter = field(default_factory=Counter)  # (family, status) -> count
     solution: BelSolution | None = None
     solved_by: str = ""  # "search" or "repair X|Y|Z"
+    repair_seconds: float = 0.0  # wall time spent in repairs
+    slowest_repair: float = 0.0
 
     @property
     def moves_per_second(self) -> float:
@@ -115,13 +117,14 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
     tried: set[tuple[str, bytes]] = set()
     stats: Counter = Counter()
     restarts = 0
+    spent = [0.0, 0.0]  # seconds in repairs, slowest repair
     descent_best, descent_mark = search.best, 0
     if on_best is not None:
         on_best(best, best_labels)
 
     def finish(status: str, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
         return LnsOutcome(n, repair, status, time.perf_counter() - began, best, best_labels,
-                          search.moves, restarts, stats, solution, how)
+                          search.moves, restarts, stats, solution, how, *spent)
 
     while True:
         now = time.perf_counter()
@@ -149,6 +152,8 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
                 result = repairs.repair(n, search.labels, family, repair, limit, seed)
                 stats[(family, result.status)] += 1
+                spent[0] += result.seconds
+                spent[1] = max(spent[1], result.seconds)
                 if result.status == repairs.SOLVED:
                     best, best_labels = 0, result.labels
                     if on_best is not None:
