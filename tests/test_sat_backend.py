@@ -48,12 +48,15 @@ def test_shuffled_clauses_keep_the_formula():
 def test_time_limit_kills_the_solver():
     """cadical153 cannot be interrupted in-process; the child process is killed instead."""
     clauses = build_cnf(4).formula.clauses  # cadical153 needs ~10 s for N=4
+    # Earlier tests may have left long-lived helpers (multiprocessing's resource tracker):
+    # only children that appear during this solve count.
+    before = _live_children()
     start = time.perf_counter()
     result = sat.solve(clauses, "cadical153", SolveOptions(time_limit=0.3))
     assert result.status == TIMEOUT and not result.model
     assert "0.3 s" in result.message
     assert time.perf_counter() - start < 10
-    assert not _children_alive()
+    assert not _live_children() - before
 
 
 def _die(name, clauses, options, sender):
@@ -67,8 +70,9 @@ def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
     assert "killed by SIGKILL" in result.message
 
 
-def _children_alive() -> bool:
+def _live_children() -> set[int]:
     me = str(os.getpid())
+    alive = set()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -78,8 +82,8 @@ def _children_alive() -> bool:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if fields[1] == me and fields[0] != "Z":
-            return True
-    return False
+            alive.add(int(entry.name))
+    return alive
 
 
 def test_cpsat_solves_or_says_what_to_install():

@@ -238,7 +238,7 @@ class Hunt:
 
 def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
-             say=lambda text: None, live=lambda hunt: None) -> HuntResult:
+             say=lambda text: None) -> HuntResult:
     import dask
     from distributed import Client, Event, LocalCluster
 
@@ -265,7 +265,7 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
     with dask.config.set({"distributed.worker.daemon": False}):
         if scheduler is None:
             cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
+                                   processes=True, dashboard_address=":0",
                                    silence_logs=logging.ERROR)
             client = Client(cluster)
             where = "local cluster"
@@ -286,7 +286,6 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
             moves = 0
             while True:
                 hunt.drain()
-                live(hunt)
                 finished = [f for f in futures if f.done()]
                 for future in finished:
                     futures.remove(future)
@@ -314,8 +313,8 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
             client.close()
             if cluster is not None:
                 cluster.close()
-    hunt.drain()
-    hunt.close()
+            hunt.drain()
+            hunt.close()  # also on Ctrl-C: the time hunted so far goes into best.json
     result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs,
                         scheduler or "local", moves)
     if hunt.solved_labels is not None:
@@ -348,11 +347,11 @@ def hunt(
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
-    """Hunt for a Bel's Pyramid solution with one hybrid search per core, for as long as it takes.
+    """Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it takes.
 
-    The best state is kept in STATE_DIR/best.json and a restarted hunt resumes from it; a
-    verified solution is written to STATE_DIR/solution.txt. Exit codes: 0 solved, 2 bad
-    input, 3 stopped by --minutes without a solution.
+    The best state is kept in STATE_DIR/best.json; a restarted hunt resumes from it.
+    A verified solution is written to STATE_DIR/solution.txt (docs/hybrid.md).
+    Exit codes: 0 solved, 2 bad input, 3 stopped by --minutes without a solution.
     """
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
     from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
