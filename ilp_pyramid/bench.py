@@ -69,7 +69,7 @@ class RunSpec:
                "--seed", str(self.repeat - 1)]
         if self.card:
             cmd += ["--card", self.card]
-        for name in self.strategies:
+        for name in self.strategies or ("none",):  # "none": not the solver's default set
             cmd += ["--strategy", name]
         return cmd
 

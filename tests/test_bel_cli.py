@@ -78,3 +78,20 @@ def test_bad_input_is_one_line_exit_2(cli, args, fragment):
     assert fragment in result.err
     assert len(result.err.strip().splitlines()) == 1
     assert "Traceback" not in result.err
+
+
+def test_default_strategy_per_backend_and_none(cli):
+    highs = json.loads(cli("solve", 2, "--json").out)
+    assert highs["strategies"] == ["LabelPermutationImportance"]  # best measured for HiGHS
+    assert json.loads(cli("solve", 2, "--solver", "cbc", "--json").out)["strategies"] == []
+    assert json.loads(cli("solve", 2, "--strategy", "none", "--json").out)["strategies"] == []
+    mixed = cli("solve", 2, "--strategy", "none", "--strategy", "YStep")
+    assert mixed.code == 2 and "cannot be combined" in mixed.err
+
+
+def test_bench_runs_an_empty_strategy_set_as_none():
+    from ilp_pyramid.bench import grid
+
+    (spec,) = grid([2], ["highs"], ["counts"], [], None, 10.0, 1)
+    command = spec.command()
+    assert command[command.index("--strategy") + 1] == "none"

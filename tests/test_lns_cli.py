@@ -69,3 +69,9 @@ def test_n5_is_solved_and_verified(cli):
     data = json.loads(result.out)
     solution = parse_json(json.dumps(data["solution"]))
     assert solution.n == 5 and verify_solution(solution).valid
+
+
+def test_lns_refuses_options_of_the_exact_method(cli):
+    result = cli("solve", 4, "--method", "lns", "--strategy", "YStep", "--solver", "kissat")
+    assert result.code == 2
+    assert "--solver, --strategy applies to --method exact only" in result.err

@@ -47,15 +47,32 @@ CardOpt = typer.Option(None, "--card",
 
 
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
-                           "`ilp-pyramid strategies`.")
+                           "`ilp-pyramid strategies`; `none` for no strategy at all.")
+
+# The best measured configuration per backend when no --strategy is given: over 6 seeds at
+# N=3, HiGHS took a median 3.64 s with value precedence on the centre lines against 4.79 s
+# plain (`ilp-pyramid bench --n 3 --solver highs --strategies
+# "none;LabelPermutationImportance" --repeat 6`); every other set we tried was slower.
+DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
 
 
 def check_strategies(names: list[str]) -> None:
     from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
+    if "none" in names and len(names) > 1:
+        fail("--strategy none cannot be combined with other strategies")
     for name in names:
-        if name not in CATALOGUE:
+        if name not in CATALOGUE and name != "none":
             fail(f"unknown strategy {name!r} (see `ilp-pyramid strategies`)")
+
+
+def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
+    """The strategies a run uses: as given, `none` for none, else the backend's default."""
+    if names == ["none"]:
+        return []
+    if names:
+        return names
+    return list(DEFAULT_STRATEGIES.get(solver or "", []))
 
 
 def check_n(n: int) -> None:
@@ -106,11 +123,12 @@ def solve(
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
-    With no options each backend runs its best measured configuration: MIP (highs, cbc) the
-    counts formulation with no strategies (symmetry breaking made HiGHS slower: median 15.4 s
-    against 7.9 s over 6 seeds at N=3); SAT (kissat, cadical, ...) the counts encoding with a
-    sequential-counter "one cell per cube". For N >= 4 prefer --solver kissat, or
-    --method lns for N >= 5.
+    With no options each backend runs its best measured configuration: HiGHS the counts
+    formulation with LabelPermutationImportance (median 3.64 s against 4.79 s plain over 6
+    seeds at N=3; the geometric and full-precedence breakers were slower), CBC the plain
+    counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
+    sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
+    default off. For N >= 4 prefer --solver kissat, or --method lns for N >= 5.
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution.
     """
@@ -119,6 +137,13 @@ def solve(
         from ilp_pyramid.puzzles.bel.lns.command import check_method, run_lns_command
 
         check_method(method, repair)
+        exact_only = {"--solver": solver != "highs", "--formulation": formulation != "counts",
+                      "--card": card is not None, "--strategy": bool(strategy),
+                      "--threads": threads is not None}
+        given = [name for name, used in exact_only.items() if used]
+        if given:
+            fail(f"{', '.join(given)} applies to --method exact only "
+                 f"(--method lns takes --repair, --seed, --time-limit)")
         run_lns_command(n, repair, time_limit, seed, output, json_out)
         return
     check_solver(solver)
@@ -129,7 +154,8 @@ def solve(
     if not json_out:
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
                       f"solver {solver}, formulation {formulation}")
-    outcome = runner.run(n, solver, formulation, options, card=card, strategies=strategy)
+    outcome = runner.run(n, solver, formulation, options, card=card,
+                         strategies=chosen_strategies(strategy, solver))
     report(outcome, json_out, output)
 
 
@@ -205,12 +231,12 @@ def export(
     check_strategies(strategy)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
     if fmt == "cnf":
-        export_cnf(n, output, formulation, card, strategy)
+        export_cnf(n, output, formulation, card, chosen_strategies(strategy, None))
         return
     check_formulation(formulation)
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
-    model = build_model(n, formulation, strategy)
+    model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
     console.print(f"wrote {output}: {model.num_variables} variables, "
                   f"{model.num_constraints} constraints")
