@@ -21,6 +21,7 @@ from itertools import permutations
 import pulp
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
@@ -39,7 +40,7 @@ def problem_name(n: int, formulation: str) -> str:
 
 
 @dataclass
-class BelModel:
+class BelModel(ModelSize):
     pyramid: Pyramid
     formulation: str
     problem: pulp.LpProblem
@@ -50,14 +51,6 @@ class BelModel:
     @property
     def n(self) -> int:
         return self.pyramid.n
-
-    @property
-    def num_variables(self) -> int:
-        return self.problem.numVariables()
-
-    @property
-    def num_constraints(self) -> int:
-        return self.problem.numConstraints()
 
     def decode(self, values: Mapping[str, float]) -> BelSolution:
         return decode_values(self.n, values)

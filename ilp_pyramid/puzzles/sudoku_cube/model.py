@@ -46,6 +46,7 @@ from itertools import combinations
 import pulp
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     FACES,
     NUM_FACELETS,
@@ -68,7 +69,7 @@ DEFAULT_UPRIGHT = "imply+count"
 
 
 @dataclass
-class CubeModel:
+class CubeModel(ModelSize):
     state: CubeState
     symmetric: frozenset[int]
     parity: str
@@ -82,14 +83,6 @@ class CubeModel:
     edge_at: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
     build_seconds: float = 0.0
     cuts: int = 0
-
-    @property
-    def num_variables(self) -> int:
-        return self.problem.numVariables()
-
-    @property
-    def num_constraints(self) -> int:
-        return self.problem.numConstraints()
 
     def add_parity_cut(self, corners: Mapping[int, int], edges: Mapping[int, int],
                        centres: Mapping[int, int] | None) -> None:

@@ -21,6 +21,7 @@ import numpy as np
 import pulp
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.views.geometry import Views
 
 _CELL_VAR = re.compile(r"^c_x(\d+)_y(\d+)_z(\d+)$")
@@ -35,19 +36,11 @@ def problem_name(views: Views) -> str:
 
 
 @dataclass
-class ViewsModel:
+class ViewsModel(ModelSize):
     views: Views
     problem: pulp.LpProblem
     cells: dict[tuple[int, int, int], pulp.LpVariable]  # (x, y, z) -> binary
     build_seconds: float = 0.0
-
-    @property
-    def num_variables(self) -> int:
-        return self.problem.numVariables()
-
-    @property
-    def num_constraints(self) -> int:
-        return self.problem.numConstraints()
 
     def decode(self, values: Mapping[str, float]) -> np.ndarray:
         return decode_values(self.views.n, values)
