@@ -12,6 +12,7 @@ Dask is imported only here, inside the command, so the CLI itself starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -272,6 +273,7 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
         else:
             client = Client(scheduler, timeout="20s")
             where = scheduler
+        stop = None
         try:
             if jobs is None:
                 jobs = max(1, sum(client.nthreads().values()))
@@ -310,6 +312,9 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
                 moves += result["moves"]
                 hunt.take({"labels": result["labels"], "seed": result["seed"]})
         finally:
+            if stop is not None:  # on Ctrl-C too: the workers stop at their next poll
+                with contextlib.suppress(Exception):
+                    stop.set()
             client.close()
             if cluster is not None:
                 cluster.close()
