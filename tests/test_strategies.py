@@ -230,7 +230,8 @@ def test_xstep_with_ystep_is_infeasible_at_n3(cli):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["ConstructiveBottom", "ConstructiveShell"])
 def test_constructions_infeasible_at_n4(cli, name):
-    result = cli("solve", 4, "--strategy", name, "--json", "--time-limit", "1800")
+    result = cli("solve", 4, "--strategy", name, "--solver", "kissat", "--json",
+                 "--time-limit", "1800")
     assert result.code == 1
     assert '"status": "infeasible"' in result.out
 
