@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -35,6 +37,24 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr and a non-zero exit; never a traceback."""
     err_console.print(f"error: {message}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+Parsed = TypeVar("Parsed")
+
+
+def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
+    """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
+    from ilp_pyramid.errors import InputError
+    from ilp_pyramid.fileio import read_text
+
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc.strerror}")
+    try:
+        return parse(text)
+    except InputError as exc:
+        fail(f"{path}: {exc}")
 
 
 def print_json(data: Any) -> None:

@@ -20,6 +20,7 @@ from ilp_pyramid.cli_common import (
     console,
     err_console,
     fail,
+    load_input,
     print_json,
     solve_options,
 )
@@ -184,14 +185,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
 
 
 def load_solution(path: Path) -> BelSolution:
-    try:
-        text = read_text(path)
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror}")
-    try:
-        return parse_solution_text(text)
-    except InputError as exc:
-        fail(f"{path}: {exc}")
+    return load_input(path, parse_solution_text)
 
 
 def verify(

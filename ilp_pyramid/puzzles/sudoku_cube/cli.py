@@ -20,11 +20,12 @@ from ilp_pyramid.cli_common import (
     TimeLimit,
     console,
     fail,
+    load_input,
     print_json,
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.fileio import write_atomic
 from ilp_pyramid.puzzles.sudoku_cube import runner
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
@@ -77,14 +78,7 @@ def check_choices(solver: str, parity: str) -> None:
 
 
 def load_state(path: Path) -> CubeState:
-    try:
-        text = read_text(path)
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror}")
-    try:
-        return parse_state(text)
-    except InputError as exc:
-        fail(f"{path}: {exc}")
+    return load_input(path, parse_state)
 
 
 @app.command("generate")
