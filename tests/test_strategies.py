@@ -14,7 +14,15 @@ from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.model import build_model
 from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_drawing
-from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, combine, holds, rules_for, satisfied
+from ilp_pyramid.puzzles.bel.strategies import (
+    CATALOGUE,
+    combine,
+    holds,
+    hypotheses,
+    rules_for,
+    satisfied,
+    unsound_pairs,
+)
 from ilp_pyramid.puzzles.bel.symmetry import (
     generators,
     group_order,
@@ -223,9 +231,47 @@ def test_constructions_feasible_at_n3(cli, name):
 
 
 def test_xstep_with_ystep_is_infeasible_at_n3(cli):
+    import json
+
     result = cli("solve", 3, "--strategy", "XStep", "--strategy", "YStep", "--json")
     assert result.code == 1
-    assert '"status": "infeasible"' in result.out
+    data = json.loads(result.out)
+    assert data["status"] == "infeasible"
+    assert data["hypotheses"] == ["XStep", "YStep"]
+    text = cli("solve", 3, "--strategy", "XStep", "--strategy", "YStep", "--solver",
+               "cadical195")
+    assert text.code == 1
+    assert "infeasible under the hypotheses XStep, YStep: no labelling of this kind" in text.out
+
+
+def test_sound_strategies_name_no_hypotheses(cli):
+    import json
+
+    result = cli("solve", 3, "--strategy", "TopCubeOrdering", "--strategy", "Automorphism",
+                 "--solver", "cadical195", "--json")
+    assert result.code == 0 and result.err == ""
+    assert json.loads(result.out)["hypotheses"] == []
+
+
+def test_unsound_combination_warns_and_counts_as_hypothesis(cli):
+    import json
+
+    result = cli("solve", 2, "--strategy", "LabelPermutation", "--strategy", "BottomCenter012",
+                 "--solver", "cadical195", "--json")
+    assert result.code == 0
+    assert len(result.err.strip().splitlines()) == 1
+    assert "warning" in result.err and "LabelPermutation + BottomCenter012" in result.err
+    assert json.loads(result.out)["hypotheses"] == ["LabelPermutation", "BottomCenter012"]
+
+
+def test_hypotheses_of_strategy_sets():
+    assert hypotheses(["FacePBEQ", "LabelPermutation"]) == []
+    assert hypotheses(["ZRing", "FacePBEQ"]) == ["ZRing"]
+    # A symmetry breaker next to a hypothesis may cut off every solution of that kind.
+    assert hypotheses(["YStep", "LabelPermutation"]) == ["YStep", "LabelPermutation"]
+    assert unsound_pairs(["YStep", "XStep"]) == []
+    for a, b in PAIRS:
+        assert hypotheses([a, b]) == []
 
 
 @pytest.mark.slow

@@ -65,6 +65,17 @@ def check_strategies(names: list[str]) -> None:
     for name in names:
         if name not in CATALOGUE and name != "none":
             fail(f"unknown strategy {name!r} (see `ilp-pyramid strategies`)")
+    warn_unsound(names)
+
+
+def warn_unsound(names: list[str]) -> None:
+    from ilp_pyramid.puzzles.bel.strategies import unsound_pairs
+
+    pairs = unsound_pairs([name for name in names if name != "none"])
+    if pairs:
+        listed = ", ".join(f"{a} + {b}" for a, b in pairs)
+        err_console.print(f"warning: {listed} not known to combine soundly: an infeasible "
+                          f"answer is not a proof", markup=False, soft_wrap=True)
 
 
 def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
@@ -176,7 +187,12 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
             console.print(f"timeout: no solution within the time limit "
                           f"({outcome.solve_seconds:.1f} s)")
         elif outcome.status == runner.INFEASIBLE:
-            console.print("infeasible: no labelling satisfies the model")
+            from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+            assumed = hypotheses(outcome.strategies)
+            console.print(f"infeasible under the hypotheses {', '.join(assumed)}: no labelling "
+                          f"of this kind" if assumed else
+                          "infeasible: no labelling satisfies the model")
         else:
             err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
                               markup=False, soft_wrap=True)

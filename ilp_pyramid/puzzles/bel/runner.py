@@ -35,11 +35,15 @@ class BelRun:
     strategies: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
         return {
             "n": self.n,
             "solver": self.solver,
             "formulation": self.formulation,
             "strategies": self.strategies,
+            # Non-empty: an "infeasible" status holds only under these strategies.
+            "hypotheses": hypotheses(self.strategies),
             "status": self.status,
             "build_seconds": round(self.build_seconds, 4),
             "solve_seconds": round(self.solve_seconds, 4),

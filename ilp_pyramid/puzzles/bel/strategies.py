@@ -336,6 +336,24 @@ def combine(first: str, second: str) -> bool:
     return frozenset({first, second}) in COMBINE
 
 
+def unsound_pairs(names: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """Pairs of `names` not known to keep a solution together. Valid strategies lose nothing
+    next to anything, and two hypotheses are hypotheses either way: neither pair counts."""
+    unique = list(dict.fromkeys(names))
+    kinds = {name: CATALOGUE[name].kind for name in unique}
+    return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1:]
+            if not combine(a, b) and "valid" not in (kinds[a], kinds[b])
+            and not kinds[a] == kinds[b] == "hypothesis"]
+
+
+def hypotheses(names: list[str] | tuple[str, ...]) -> list[str]:
+    """The strategies an "infeasible" verdict rests on: every hypothesis, and every strategy
+    in a pair not known to combine soundly. Empty: infeasible is a proof."""
+    suspect = {name for pair in unsound_pairs(names) for name in pair}
+    return [name for name in dict.fromkeys(names)
+            if CATALOGUE[name].kind == "hypothesis" or name in suspect]
+
+
 def lookup(names: list[str] | tuple[str, ...]) -> list[Strategy]:
     unknown = [name for name in names if name not in CATALOGUE]
     if unknown:
