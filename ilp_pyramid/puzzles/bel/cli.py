@@ -232,6 +232,7 @@ def export(
     formulation: str = FormulationOpt,
     card: str = CardOpt,
     strategy: list[str] = StrategyOpt,
+    json_out: bool = Json,
 ) -> None:
     """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
@@ -241,19 +242,30 @@ def export(
     check_strategies(strategy)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
     if fmt == "cnf":
-        export_cnf(n, output, formulation, card, chosen_strategies(strategy, None))
+        export_cnf(n, output, formulation, card, chosen_strategies(strategy, None), json_out)
         return
     check_formulation(formulation)
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
     model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
-    console.print(f"wrote {output}: {model.num_variables} variables, "
-                  f"{model.num_constraints} constraints")
+    report_written({"n": n, "path": str(output), "format": fmt, "formulation": formulation,
+                    "strategies": chosen_strategies(strategy, None),
+                    "variables": model.num_variables, "constraints": model.num_constraints},
+                   json_out)
+
+
+def report_written(data: dict, json_out: bool) -> None:
+    if json_out:
+        print_json(data)
+        return
+    rows = "clauses" if "clauses" in data else "constraints"
+    console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
+                  markup=False)
 
 
 def export_cnf(n: int, output: Path, encoding: str, card: str | None,
-               strategies: list[str] | None = None) -> None:
+               strategies: list[str] | None = None, json_out: bool = False) -> None:
     from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, ENCODINGS, build_cnf
 
     if encoding not in ENCODINGS:
@@ -263,7 +275,9 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if strategies:
         runner.add_strategy_clauses(cnf, n, strategies)
     cnf.write(output)
-    console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
+    report_written({"n": n, "path": str(output), "format": "cnf", "encoding": cnf.encoding,
+                    "card": cnf.card, "strategies": list(strategies or []),
+                    "variables": cnf.num_variables, "clauses": cnf.num_clauses}, json_out)
 
 
 _VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
@@ -359,9 +373,12 @@ def show_read_solution(solution: BelSolution, json_out: bool) -> None:
 def models(
     directory: Path = typer.Argument(Path("models"), help="Where to write the benchmark set."),
     max_n: int = typer.Option(5, "--max-n", min=2, max=8),
+    output: Path = typer.Option(None, "-o", "--output", help="Same as DIRECTORY."),
+    json_out: bool = Json,
 ) -> None:
     """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
     manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
+    directory = output or directory
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
     from ilp_pyramid.puzzles.bel.export import mip_text, mps_stats
 
@@ -380,7 +397,8 @@ def models(
                         "encoding": cnf.encoding, "card": cnf.card,
                         "variables": cnf.num_variables, "clauses": cnf.num_clauses,
                         "status": "feasible"})
-        console.print(f"wrote {directory / name}, {directory / cnf_name}")
+        if not json_out:
+            console.print(f"wrote {directory / name}, {directory / cnf_name}", markup=False)
     manifest = {
         "generator": "ilp-pyramid models",
         "note": "status 'feasible': a verified solution is known (N=2..4 solved by this "
@@ -388,6 +406,8 @@ def models(
         "instances": entries,
     }
     write_atomic(directory / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    if json_out:
+        print_json({"directory": str(directory), **manifest})
 
 
 __all__ = ["solve", "verify", "export", "read_solution", "models", "EXIT_USAGE"]

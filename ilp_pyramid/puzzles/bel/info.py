@@ -20,11 +20,16 @@ def strategies(json_out: bool = Json) -> None:
                      "combines_with": [o for o in names if o != s.name and combine(s.name, o)]}
                     for s in CATALOGUE.values()])
         return
+    # Names are what a user types: they never wrap or truncate, and the partners go in a
+    # second table so that both fit 80 columns.
+    width = max(len(name) for name in names)
     table = Table(title="Strategies (--strategy NAME, repeatable)")
-    table.add_column("name")
-    table.add_column("kind")
+    table.add_column("name", no_wrap=True, min_width=width)
+    table.add_column("kind", no_wrap=True)
     table.add_column("what it adds")
-    table.add_column("combines soundly with")
+    pairs = Table(title="Sound combinations")
+    pairs.add_column("name", no_wrap=True, min_width=width)
+    pairs.add_column("combines soundly with")
     for s in CATALOGUE.values():
         partners = [o for o in names if o != s.name and combine(s.name, o)]
         if s.kind == "hypothesis":
@@ -34,8 +39,10 @@ def strategies(json_out: bool = Json) -> None:
         else:
             shown = ", ".join(p for p in partners if CATALOGUE[p].kind != "valid") + \
                 (" + valid ones" if partners else "")
-        table.add_row(s.name, s.kind, s.description, shown)
+        table.add_row(s.name, s.kind, s.description)
+        pairs.add_row(s.name, shown)
     console.print(table)
+    console.print(pairs)
     console.print("symmetry: keeps at least one solution whenever one exists; valid: keeps "
                   "every solution; hypothesis: may make the problem infeasible.")
 

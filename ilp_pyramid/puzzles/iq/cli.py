@@ -198,7 +198,10 @@ def count(
 @app.command()
 def export(
     board: str = BoardArg,
-    output: Path = typer.Argument(..., help="Where to write: .lp or .mps (add .gz to gzip)."),
+    target: Path = typer.Argument(None, metavar="[OUTPUT]",
+                                  help="Same as -o/--output (kept for older scripts)."),
+    output: Path = typer.Option(None, "-o", "--output",
+                                help="Where to write: .lp or .mps (add .gz to gzip)."),
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
     fmt: str = typer.Option(None, "--format", "-f", help="lp | mps (default: from the name)."),
@@ -208,6 +211,11 @@ def export(
     from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.iq.model import build_model
 
+    if output is None and target is None:
+        fail("missing the file to write: give -o/--output FILE")
+    if output is not None and target is not None and output != target:
+        fail(f"two output files given ({target} and -o {output}): give one")
+    output = output or target
     chosen = (fmt or format_from_name(str(output)) or "").lower()
     if chosen not in MIP_FORMATS:
         fail(f"cannot tell the format of {output}: use --format lp or --format mps")

@@ -92,6 +92,7 @@ def generate_cmd(
     broken: str = typer.Option(None, "--broken",
                                help="Then reassemble it wrongly, so that no turning solves it: "
                                     + "; ".join(f"{k} = {v}" for k, v in BREAKS.items()) + "."),
+    json_out: bool = Json,
 ) -> None:
     """Design a random solved Sudoku Cube (every face 1-9, upright), scramble it, print it."""
     if broken is not None and broken not in BREAKS:
@@ -100,10 +101,14 @@ def generate_cmd(
     if broken:
         instance = instance.broken(broken)
     text = instance.to_text()
-    if output is None:
+    if output is not None:
+        write_atomic(output, text)
+    if json_out:
+        print_json({"seed": seed, "scramble": scramble, "broken": broken,
+                    "output": None if output is None else str(output), "cube": text})
+    elif output is None:
         sys.stdout.write(text)  # raw: a console would wrap the long comment lines
     else:
-        write_atomic(output, text)
         console.print(f"wrote {output} (seed {seed}, {scramble} turns)")
 
 
