@@ -12,7 +12,7 @@ try:  # Typer >= 0.20 vendors click; older ones depend on it.
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
-from ilp_pyramid import bench
+from ilp_pyramid.bench import cli as bench_cli
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
@@ -36,7 +36,7 @@ app.command("read-solution")(bel.read_solution)
 app.command("models")(bel.models)
 app.command("strategies")(bel_info.strategies)
 app.command("info")(bel_info.info)
-app.command("bench")(bench.bench)
+app.add_typer(bench_cli.app, name="bench")
 app.command("hunt")(bel_hunt.hunt)
 app.add_typer(views_cli.app, name="views")
 app.add_typer(iq_cli.app, name="iq")

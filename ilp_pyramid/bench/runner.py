@@ -1,0 +1,274 @@
+"""One timed run of a command in its own process group: wall and CPU seconds, peak memory,
+exit code, a hard kill at a wall-clock limit, and no survivor when the bench is stopped.
+
+The child gets its own session (so the hard limit and an interrupt can kill its whole group,
+solver processes included) and a parent-death signal (so a bench killed outright by SIGKILL
+takes it along). CPU seconds and peak RSS come from the child's rusage (wait4): the child
+and every descendant it waited for.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+# The one parent-death helper of the package (moving to backends/process.py: swap this line).
+from ilp_pyramid.backends.sat import _die_with_parent as die_with_parent
+from ilp_pyramid.bench.commands import CommandSpec
+from ilp_pyramid.bench.records import (
+    ERROR,
+    EXIT_STATUS,
+    KILLED,
+    SCHEMA,
+    append_record,
+    check_results_path,
+    latest_by_key,
+    load_average,
+    loads_object,
+    machine_facts,
+    now,
+    read_results,
+)
+from ilp_pyramid.cli_common import console, err_console, fail
+from ilp_pyramid.errors import InputError
+
+if TYPE_CHECKING:
+    from ilp_pyramid.bench.grid import Spec
+
+POLL_SECONDS = 0.05
+
+
+class Stopped(Exception):
+    """The bench got SIGINT or SIGTERM: the running child is gone, finished records kept."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        self.exit_code = 128 + signum  # 130 for SIGINT, 143 for SIGTERM
+        super().__init__(signal.Signals(signum).name)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into `Stopped` while the bench runs (SIGTERM would otherwise
+    end the bench at once, leaving the run's group to its hard limit)."""
+    def raise_stopped(signum: int, _frame) -> None:
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclass
+class Measured:
+    argv: list[str]
+    wall_seconds: float
+    cpu_seconds: float
+    peak_rss_mb: float
+    exit_code: int
+    killed: bool  # by the hard limit
+    stdout: bytes
+    stderr: bytes
+
+
+def run_process(argv: Sequence[str], kill_after: float) -> Measured:
+    """Run `argv` as a child process group; kill the group after `kill_after` s.
+
+    An exception here (Stopped, KeyboardInterrupt) kills the group before it propagates.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                 start_new_session=True, preexec_fn=die_with_parent)
+        killed, peak_kb = False, 0
+        try:
+            # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.
+            while True:
+                pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.perf_counter() - start > kill_after:
+                    peak_kb = _group_peak_kb(child.pid)
+                    kill_group(child.pid)
+                    pid, status, usage = os.wait4(child.pid, 0)
+                    killed = True
+                    break
+                time.sleep(POLL_SECONDS)
+        except BaseException:  # interrupted: take the whole group down with us
+            kill_group(child.pid)
+            child.wait()
+            raise
+        finally:
+            kill_group(child.pid)  # a solver left behind by its dead parent must not run on
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return Measured(list(argv), round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3),
+                        round(max(peak_kb, usage.ru_maxrss) / 1024, 1), child.returncode,
+                        killed, out.read(), err.read())
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_peak_kb(pgid: int) -> int:
+    """Largest peak resident size (VmHWM) among the live processes of a group, in kB."""
+    peak = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != pgid:
+                continue
+            for line in Path(entry.path, "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError):
+            continue
+    return peak
+
+
+# --- a run's record -------------------------------------------------------------------------
+
+
+def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> dict:
+    """Run `spec` in its own process group and return its record (see records.py)."""
+    load_before = load_average()
+    date = now()
+    measured = run_process(spec.command(), kill_after)
+    record = {"key": spec.key(), "schema": SCHEMA, **spec.fields(),
+              "argv": measured.argv, "bench_argv": list(bench_argv), "date": date,
+              "machine": machine_facts(), "load_before": load_before,
+              "load_after": load_average(),
+              "wall_seconds": measured.wall_seconds,
+              # CPU of the whole run (process start, build, solve): steadier than wall time
+              # on a shared machine.
+              "cpu_seconds": measured.cpu_seconds,
+              "exit_code": measured.exit_code, "peak_rss_mb": measured.peak_rss_mb}
+    if measured.killed:
+        record.update(status=KILLED, seconds=measured.wall_seconds,
+                      message=f"killed after {kill_after:g} s (hard wall-clock limit)")
+        return record
+    data = _last_json(measured.stdout)
+    if isinstance(spec, CommandSpec):
+        # Any command: the status from its --json if it printed one, else from its exit code.
+        status = data.get("status") if data else None
+        record.update(status=status if isinstance(status, str) else
+                      EXIT_STATUS.get(measured.exit_code, ERROR),
+                      seconds=data.get("solve_seconds") if data else None,
+                      message="" if measured.exit_code in EXIT_STATUS else
+                      _last_line(measured.stderr, measured.exit_code),
+                      result=data)
+        return record
+    if data is None:
+        record.update(status=ERROR, seconds=measured.wall_seconds,
+                      message=_last_line(measured.stderr, measured.exit_code))
+        return record
+    record.update(
+        status=data.get("status", ERROR),
+        seconds=data.get("solve_seconds"),
+        build_seconds=data.get("build_seconds"),
+        variables=data.get("variables"),
+        constraints=data.get("constraints"),
+        message=data.get("message") or "",
+        solution=data.get("solution"),
+    )
+    return record
+
+
+def _last_json(out: bytes) -> dict | None:
+    for line in reversed(out.decode("utf-8", "replace").splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            return loads_object(line)
+    return None
+
+
+def _last_line(err: bytes, code: int) -> str:
+    lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
+    if lines:
+        return lines[-1].strip()[:300]
+    if code < 0:
+        return f"the run was killed by {signal.Signals(-code).name}"
+    return f"the run exited with code {code} and printed no result"
+
+
+def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
+            done: dict[str, dict], bench_argv: Sequence[str] = (),
+            quiet: bool = False) -> None:
+    """Run every spec in turn; each record goes to `results` (if any) and `done` at once.
+
+    SIGINT/SIGTERM raise `Stopped` after the running child's group is killed; every finished
+    record is already in the file.
+    """
+    if not pending:
+        return
+    progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                        TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                        console=err_console, transient=True, disable=quiet)
+    with stop_on_signals(), progress:
+        task = progress.add_task("bench", total=len(pending))
+        for spec in pending:
+            progress.update(task, description=spec.describe())
+            record = run_one(spec, kill_after, bench_argv)
+            if results is not None:
+                append_record(results, record)
+            done[record["key"]] = record
+            progress.advance(task)
+            if not err_console.is_terminal and not quiet:
+                err_console.print(f"{spec.describe()}: {record['status']} "
+                                  f"{record['wall_seconds']:.2f} s wall", markup=False,
+                                  soft_wrap=True)
+
+
+def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
+            bench_argv: Sequence[str] = (), quiet: bool = False) -> tuple[dict[str, dict], int]:
+    """The command-line side of a bench: check the results file, skip what it holds (with
+    --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
+
+    Returns the records by key (old and new) and how many runs ran now.
+    """
+    done: dict[str, dict] = {}
+    if results is not None:
+        try:
+            check_results_path(results)
+            if results.exists() and results.stat().st_size > 0 and not resume:
+                raise InputError(f"{results} already holds results: add --resume to go on "
+                                 f"with it, or give another --results file")
+            done = latest_by_key(read_results(results, warn=warn))
+        except InputError as exc:
+            fail(str(exc))
+    pending = [spec for spec in specs if spec.key() not in done]
+    skipped = len(specs) - len(pending)
+    if skipped and not quiet:
+        console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
+    try:
+        run_all(pending, kill_after, results, done, bench_argv, quiet)
+    except Stopped as exc:
+        finished = sum(spec.key() in done for spec in pending)
+        kept = f"; {finished} finished runs of this session kept in {results}" \
+            if results is not None else ""
+        fail(f"interrupted by {exc}{kept}", exc.exit_code)
+    return done, len(pending)
+
+
+def warn(message: str) -> None:
+    err_console.print(f"warning: {message}", markup=False, soft_wrap=True)
