@@ -1,7 +1,7 @@
 """`ilp-pyramid bench`: the one benchmark runner of the package, and the source of every
 measured table in the README.
 
-- grid.py: the Bel grid (sizes x solvers x formulations x strategy sets x repeats);
+- bel_grid.py: the Bel grid (sizes x solvers x formulations x strategy sets x repeats);
 - commands.py: argv templates of any command, the package's or an outside program's;
 - runner.py: one run in its own process group (wall, CPU, memory, hard kill, signals);
 - records.py: the JSON-lines results file (machine facts per record, defensive reading);
@@ -16,8 +16,9 @@ from __future__ import annotations
 import importlib
 
 _HOMES = {
-    "RunSpec": "grid", "grid": "grid", "parse_sizes": "grid", "parse_list": "grid",
-    "parse_strategy_sets": "grid", "CommandSpec": "commands", "Template": "commands",
+    "RunSpec": "bel_grid", "grid": "bel_grid", "parse_sizes": "bel_grid",
+    "parse_list": "bel_grid",
+    "parse_strategy_sets": "bel_grid", "CommandSpec": "commands", "Template": "commands",
     "command_grid": "commands", "parse_template": "commands", "run_one": "runner",
     "run_all": "runner", "read_results": "records", "latest_by_key": "records",
     "summarize": "summary", "summarize_records": "summary", "plot": "summary",

@@ -9,8 +9,7 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.bench import render as render_mod
-from ilp_pyramid.bench.commands import MAX_REPEAT
-from ilp_pyramid.bench.grid import (
+from ilp_pyramid.bench.bel_grid import (
     command_grid,
     grid,
     parse_list,
@@ -18,6 +17,7 @@ from ilp_pyramid.bench.grid import (
     parse_strategy_sets,
     parse_template,
 )
+from ilp_pyramid.bench.commands import MAX_REPEAT
 from ilp_pyramid.bench.records import SOLVED, TIMEOUT, read_results
 from ilp_pyramid.bench.runner import execute, warn
 from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table

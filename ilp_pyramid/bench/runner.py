@@ -43,7 +43,7 @@ from ilp_pyramid.cli_common import console, err_console, fail
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
-    from ilp_pyramid.bench.grid import Spec
+    from ilp_pyramid.bench.bel_grid import Spec
 
 POLL_SECONDS = 0.05
 

@@ -16,7 +16,7 @@ from rich import box
 from rich.table import Table
 
 from ilp_pyramid import backends
-from ilp_pyramid.bench.grid import RunSpec
+from ilp_pyramid.bench.bel_grid import RunSpec
 from ilp_pyramid.bench.records import KILLED, SOLVED, TIMEOUT
 
 # What makes a configuration: a record's label (template runs) and its grid point.
