@@ -100,8 +100,9 @@ def run_process(argv: Sequence[str], kill_after: float) -> Measured:
                 pid, status, usage = os.wait4(child.pid, os.WNOHANG)
                 if pid:
                     break
+                peak_kb = max(peak_kb, _tree_peak_kb(child.pid))
                 if time.perf_counter() - start > kill_after:
-                    peak_kb = _group_peak_kb(child.pid)
+                    peak_kb = max(peak_kb, _group_peak_kb(child.pid))
                     kill_group(child.pid)
                     pid, status, usage = os.wait4(child.pid, 0)
                     killed = True
@@ -117,8 +118,10 @@ def run_process(argv: Sequence[str], kill_after: float) -> Measured:
         wall = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
+        # rusage's maxrss also counts the image of this (forking) process before the exec,
+        # so it is only the fallback for a run too short to be sampled.
         return Measured(list(argv), round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3),
-                        round(max(peak_kb, usage.ru_maxrss) / 1024, 1), child.returncode,
+                        round((peak_kb or usage.ru_maxrss) / 1024, 1), child.returncode,
                         killed, out.read(), err.read())
 
 
@@ -129,6 +132,39 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def _tree_peak_kb(pid: int) -> int:
+    """Largest peak resident size (VmHWM) of a process and its live descendants, in kB.
+
+    Sampled while the run goes on: Popen returns after the exec, so the child's own figure
+    is that of the command, not of the bench it was forked from.
+    """
+    peak, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        peak = max(peak, _hwm_kb(Path("/proc", str(current))))
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                todo += [int(v) for v in
+                         Path(f"/proc/{current}/task/{task}/children").read_text().split()]
+            except (OSError, ValueError):
+                continue
+    return peak
+
+
+def _hwm_kb(proc: Path) -> int:
+    try:
+        for line in Path(proc, "status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def _group_peak_kb(pgid: int) -> int:
     """Largest peak resident size (VmHWM) among the live processes of a group, in kB."""
     peak = 0
@@ -136,12 +172,9 @@ def _group_peak_kb(pgid: int) -> int:
         if not entry.name.isdigit():
             continue
         try:
-            if os.getpgid(int(entry.name)) != pgid:
-                continue
-            for line in Path(entry.path, "status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
-        except (OSError, ValueError):
+            if os.getpgid(int(entry.name)) == pgid:
+                peak = max(peak, _hwm_kb(Path(entry.path)))
+        except OSError:
             continue
     return peak
 
