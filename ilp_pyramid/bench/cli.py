@@ -19,7 +19,7 @@ from ilp_pyramid.bench.bel_grid import (
 )
 from ilp_pyramid.bench.commands import MAX_REPEAT
 from ilp_pyramid.bench.records import SOLVED, TIMEOUT, read_results
-from ilp_pyramid.bench.runner import execute, warn
+from ilp_pyramid.bench.runner import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError
@@ -135,29 +135,7 @@ def bench(
 
 
 def _bel_grid_given(ctx: typer.Context) -> bool:
-    return any(_given(ctx, name) for name in ("strategy", "strategies", "card"))
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name == "COMMANDLINE"
-
-
-def invocation(ctx: typer.Context) -> list[str]:
-    """The bench's command line as given (options in declaration order), for the records."""
-    argv = ctx.command_path.split()
-    for param in ctx.command.params:
-        if not param.opts or not _given(ctx, param.name):
-            continue
-        value = ctx.params[param.name]
-        values = value if isinstance(value, list | tuple) else [value]
-        for item in values:
-            if isinstance(item, bool):
-                flags = param.opts if item else getattr(param, "secondary_opts", [])
-                argv += flags[:1]
-            else:
-                argv += [param.opts[0], str(item)]
-    return argv
+    return any(given(ctx, name) for name in ("strategy", "strategies", "card"))
 
 
 @app.command("report")

@@ -79,7 +79,10 @@ class CommandSpec:
         return (self.label, self.n, self.solver, self.formulation)
 
     def describe(self) -> str:
-        return f"{self.label} {shlex.join(self.argv())} #{self.repeat}"
+        what = shlex.join(self.argv())
+        if self.label != self.template.text:
+            what = f"{self.label}: {what}"
+        return f"{what} #{self.repeat}"
 
     def fields(self) -> dict:
         return {"label": self.label, "template": self.template.text,

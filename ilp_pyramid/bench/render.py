@@ -99,12 +99,12 @@ def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
                                                   (config_of(r)[CONFIG_FIELDS.index(name)]
                                                    for r in records))]
     headers = [{"label": "run", "n": "N"}.get(name, name) for name in used] + [
-        "repeat", "status", "wall s", "CPU s", "load before", "load after", "date"]
+        "repeat", "seed", "status", "wall s", "CPU s", "load before", "load after", "date"]
     cells = []
     for record in records:
         config = config_of(record)
         cells.append([str(config[CONFIG_FIELDS.index(name)]) or "-" for name in used] + [
-            str(record.get("repeat", "-")), record["status"],
+            str(record.get("repeat", "-")), str(record.get("seed", "-")), record["status"],
             fmt_seconds(record.get("wall_seconds")), fmt_seconds(record.get("cpu_seconds")),
             _load(record.get("load_before")), _load(record.get("load_after")),
             str(record.get("date") or "-")[:10]])

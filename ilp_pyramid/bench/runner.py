@@ -43,6 +43,8 @@ from ilp_pyramid.cli_common import console, err_console, fail
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
+    import click
+
     from ilp_pyramid.bench.bel_grid import Spec
 
 POLL_SECONDS = 0.05
@@ -305,3 +307,26 @@ def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_afte
 
 def warn(message: str) -> None:
     err_console.print(f"warning: {message}", markup=False, soft_wrap=True)
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Was option `name` given on the command line (not left at its default)?"""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def invocation(ctx: click.Context) -> list[str]:
+    """The bench's command line as given (options in declaration order), for the records."""
+    argv = ctx.command_path.split()
+    for param in ctx.command.params:
+        if not param.opts or not given(ctx, param.name):
+            continue
+        value = ctx.params[param.name]
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if isinstance(item, bool):
+                flags = param.opts if item else getattr(param, "secondary_opts", [])
+                argv += flags[:1]
+            else:
+                argv += [param.opts[0], str(item)]
+    return argv
