@@ -258,7 +258,8 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
         return
     progress = Progress(TextColumn("{task.description}"), BarColumn(),
                         TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                        console=err_console, transient=True, disable=quiet)
+                        console=err_console, transient=True,
+                        disable=quiet or not err_console.is_terminal)
     with stop_on_signals(), progress:
         task = progress.add_task("bench", total=len(pending))
         for spec in pending:
