@@ -92,6 +92,7 @@ def run_process(argv: Sequence[str], kill_after: float) -> Measured:
     An exception here (Stopped, KeyboardInterrupt) kills the group before it propagates.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        fork_kb = _rss_kb(Path("/proc/self"))
         start = time.perf_counter()
         child = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                  start_new_session=True, preexec_fn=die_with_parent)
@@ -120,11 +121,14 @@ def run_process(argv: Sequence[str], kill_after: float) -> Measured:
         wall = time.perf_counter() - start
         out.seek(0)
         err.seek(0)
-        # rusage's maxrss also counts the image of this (forking) process before the exec,
-        # so it is only the fallback for a run too short to be sampled.
+        # rusage's maxrss also counts the image of this (forking) process before the exec:
+        # it is the run's own peak only when the run went above that image; otherwise the
+        # samples taken while it ran are.
+        if usage.ru_maxrss > fork_kb + 1024:
+            peak_kb = max(peak_kb, usage.ru_maxrss)
         return Measured(list(argv), round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3),
-                        round((peak_kb or usage.ru_maxrss) / 1024, 1), child.returncode,
-                        killed, out.read(), err.read())
+                        round(peak_kb / 1024, 1), child.returncode, killed, out.read(),
+                        err.read())
 
 
 def kill_group(pgid: int) -> None:
@@ -157,14 +161,18 @@ def _tree_peak_kb(pid: int) -> int:
     return peak
 
 
-def _hwm_kb(proc: Path) -> int:
+def _hwm_kb(proc: Path, field: str = "VmHWM:") -> int:
     try:
         for line in Path(proc, "status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field):
                 return int(line.split()[1])
     except (OSError, ValueError):
         pass
     return 0
+
+
+def _rss_kb(proc: Path) -> int:
+    return _hwm_kb(proc, "VmRSS:")
 
 
 def _group_peak_kb(pgid: int) -> int:
