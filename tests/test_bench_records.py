@@ -140,3 +140,19 @@ def test_records_from_before_are_read_and_flagged_legacy():
     records = read_results(DOCS / "mip_vs_sat.jsonl")
     assert len(records) >= 10
     assert all(r["legacy"] and "status" in r and "machine" not in r for r in records)
+
+
+def test_solved_if_tells_a_verdict_from_output_for_programs_that_always_exit_0(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    result = _bench(cli, results, "--n", "1..2",
+                    "--external", "ref=/bin/sh -c 'test $0 = 1 && echo Solution: || "
+                                  "echo No solution exists' {n}",
+                    "--solved-if", "ref=^Solution:")
+    assert result.code == 0, result.err
+    one, two = read_results(results)
+    assert one["status"] == "solved" and one["message"] == "Solution:"
+    assert two["status"] == "infeasible" and two["message"] == "No solution exists"
+    for bad in ("nolabel=x", "ref=(", "ref"):
+        refused = _bench(cli, tmp_path / "x.jsonl", "--external", "ref=/bin/true",
+                         "--solved-if", bad)
+        assert refused.code == 2 and "--solved-if" in refused.err, (bad, refused.err)

@@ -17,7 +17,7 @@ from ilp_pyramid.bench.bel_grid import (
     parse_strategy_sets,
     parse_template,
 )
-from ilp_pyramid.bench.commands import MAX_REPEAT
+from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
 from ilp_pyramid.bench.records import SOLVED, TIMEOUT, read_results
 from ilp_pyramid.bench.runner import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table
@@ -63,6 +63,11 @@ def bench(
         help="Also time an outside program, LABEL=ARGV with the same placeholders, e.g. "
              "'ref=/venv/bin/python bel_pyramid.py {n}' (repeatable); exit 0 counts as "
              "solved."),
+    solved_if: list[str] = typer.Option(
+        None, "--solved-if",
+        help="LABEL=REGEX: a run of that template that exits 0 counts as solved only if its "
+             "output matches, else as infeasible (for programs that exit 0 either way, e.g. "
+             "'ref=Solution')."),
     time_limit: float = typer.Option(600.0, "--time-limit", min=0.1, max=MAX_SECONDS,
                                      help="Each run's solver time limit, seconds."),
     kill_after: float = typer.Option(None, "--kill-after", min=0.1, max=MAX_SECONDS,
@@ -94,6 +99,7 @@ def bench(
         formulations = parse_list(formulation, "formulation")
         templates = [parse_template(text, False) for text in command or []] + \
             [parse_template(text, True) for text in external or []]
+        templates = with_solved_patterns(templates, solved_if or [])
         if templates and _bel_grid_given(ctx):
             raise InputError("--strategy, --strategies and --card belong to the Bel grid; "
                              "with --command/--external, write them into the template")

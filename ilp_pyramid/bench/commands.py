@@ -11,7 +11,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ilp_pyramid import backends
 from ilp_pyramid.errors import InputError
@@ -37,6 +37,10 @@ class Template:
     label: str
     text: str
     external: bool
+    solved_if: str | None = None  # exit 0 counts as solved only if stdout matches this
+
+    def solved(self, stdout: str) -> bool:
+        return self.solved_if is None or re.search(self.solved_if, stdout) is not None
 
     @property
     def tokens(self) -> list[str]:
@@ -120,6 +124,23 @@ def parse_template(text: str, external: bool) -> Template:
             raise InputError(f"--command {text!r}: no sub-command given")
         body = shlex.join(tokens)
     return Template(label or body, body, external)
+
+
+def with_solved_patterns(templates: Sequence[Template], patterns: Sequence[str]
+                         ) -> list[Template]:
+    """Attach `LABEL=REGEX` patterns (--solved-if) to the templates of those labels."""
+    by_label = {template.label: template for template in templates}
+    for text in patterns:
+        label, sep, pattern = text.partition("=")
+        if not sep or label not in by_label:
+            raise InputError(f"--solved-if {text!r}: expected LABEL=REGEX with the label of a "
+                             f"--command or --external ({', '.join(by_label) or 'none given'})")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise InputError(f"--solved-if {label}: bad regular expression: {exc}") from None
+        by_label[label] = replace(by_label[label], solved_if=pattern)
+    return [by_label[template.label] for template in templates]
 
 
 def command_grid(templates: Sequence[Template], sizes: Sequence[int], solvers: Sequence[str],

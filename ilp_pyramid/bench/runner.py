@@ -28,8 +28,10 @@ from ilp_pyramid.bench.commands import CommandSpec
 from ilp_pyramid.bench.records import (
     ERROR,
     EXIT_STATUS,
+    INFEASIBLE,
     KILLED,
     SCHEMA,
+    SOLVED,
     append_record,
     check_results_path,
     latest_by_key,
@@ -212,13 +214,17 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> di
         return record
     data = _last_json(measured.stdout)
     if isinstance(spec, CommandSpec):
-        # Any command: the status from its --json if it printed one, else from its exit code.
+        # Any command: the status from its --json if it printed one, else from its exit code
+        # (and, for a program that exits 0 either way, from --solved-if).
         status = data.get("status") if data else None
-        record.update(status=status if isinstance(status, str) else
-                      EXIT_STATUS.get(measured.exit_code, ERROR),
-                      seconds=data.get("solve_seconds") if data else None,
-                      message="" if measured.exit_code in EXIT_STATUS else
-                      _last_line(measured.stderr, measured.exit_code),
+        if not isinstance(status, str):
+            status = EXIT_STATUS.get(measured.exit_code, ERROR)
+            stdout = measured.stdout.decode("utf-8", "replace")
+            if status == SOLVED and not spec.template.solved(stdout):
+                status = INFEASIBLE
+        record.update(status=status, seconds=data.get("solve_seconds") if data else None,
+                      message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
+                      else _last_line(measured.stderr, measured.exit_code),
                       result=data)
         return record
     if data is None:
@@ -245,10 +251,15 @@ def _last_json(out: bytes) -> dict | None:
     return None
 
 
+def _tail(output: bytes) -> str:
+    """The last non-blank line of an output (a run's verdict, or its error), shortened."""
+    lines = [line for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1].strip()[:300] if lines else ""
+
+
 def _last_line(err: bytes, code: int) -> str:
-    lines = [line for line in err.decode("utf-8", "replace").splitlines() if line.strip()]
-    if lines:
-        return lines[-1].strip()[:300]
+    if _tail(err):
+        return _tail(err)
     if code < 0:
         return f"the run was killed by {signal.Signals(-code).name}"
     return f"the run exited with code {code} and printed no result"
