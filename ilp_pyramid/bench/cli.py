@@ -67,7 +67,7 @@ def bench(
         None, "--solved-if",
         help="LABEL=REGEX: a run of that template that exits 0 counts as solved only if its "
              "output matches, else as infeasible (for programs that exit 0 either way, e.g. "
-             "'ref=Solution')."),
+             "'ref=^Solution:', multi-line)."),
     time_limit: float = typer.Option(600.0, "--time-limit", min=0.1, max=MAX_SECONDS,
                                      help="Each run's solver time limit, seconds."),
     kill_after: float = typer.Option(None, "--kill-after", min=0.1, max=MAX_SECONDS,

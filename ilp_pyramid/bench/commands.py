@@ -40,7 +40,7 @@ class Template:
     solved_if: str | None = None  # exit 0 counts as solved only if stdout matches this
 
     def solved(self, stdout: str) -> bool:
-        return self.solved_if is None or re.search(self.solved_if, stdout) is not None
+        return self.solved_if is None or re.search(self.solved_if, stdout, re.M) is not None
 
     @property
     def tokens(self) -> list[str]:
