@@ -30,8 +30,7 @@ MAX_SECONDS = 7 * 24 * 3600.0
 GRACE_SECONDS = 30.0
 GRACE_FRACTION = 0.1
 
-app = typer.Typer(help="Benchmark runs, each in its own process, recorded as JSON lines; "
-                       "tables and README blocks rendered from those records.")
+app = typer.Typer()  # its help: the docstring of `bench` below
 
 
 def hard_limit(time_limit: float) -> float:
@@ -82,14 +81,18 @@ def bench(
     plot_file: Path = typer.Option(None, "--plot", help="Also draw time vs N (PNG, log scale)."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Run a grid of sizes x solvers x formulations x repeats, each run in its own process.
+    """Time runs, each in its own process: the Bel grid (sizes x solvers x formulations x
+    repeats), or --command / --external argv templates; tables from the records.
 
-    Every finished run goes to --results (JSON lines, with its command line, the machine,
-    the load average before and after, wall and CPU seconds) at once; --resume skips those.
+    Every finished run goes to --results at once (JSON lines, with its command line, the
+    machine, the load average before and after, wall and CPU seconds); --resume skips those.
     Prints a table per configuration; --plot draws time vs N; --json gives the summary.
+    `bench report` prints a results file as a Markdown table, `bench render README.md`
+    regenerates the README's marked tables (see docs/bench.md).
+
     Examples: ilp-pyramid bench --n 2..4 --solver highs,cbc,kissat --time-limit 120;
-    ilp-pyramid bench --n 1..4 --repeat 5 --command 'auto=solve {n} --json'
-    --external 'ref=/venv/bin/python bel_pyramid.py {n}' --results docs/auto.jsonl
+    ilp-pyramid bench --n 1..4 --repeat 5 --command 'auto=solve {n}'
+    --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/auto.jsonl
     """
     if ctx.invoked_subcommand is not None:
         return
