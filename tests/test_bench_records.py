@@ -156,3 +156,11 @@ def test_solved_if_tells_a_verdict_from_output_for_programs_that_always_exit_0(c
         refused = _bench(cli, tmp_path / "x.jsonl", "--external", "ref=/bin/true",
                          "--solved-if", bad)
         assert refused.code == 2 and "--solved-if" in refused.err, (bad, refused.err)
+
+
+def test_results_that_cannot_be_written_are_refused_before_any_run(cli, tmp_path):
+    parent_is_a_file = tmp_path / "f"
+    parent_is_a_file.write_text("x")
+    for path in (parent_is_a_file / "r.jsonl", tmp_path / ("x" * 300), tmp_path / "no" / "r"):
+        result = cli("bench", "--n", "1", "--external", "t=/bin/true", "--results", path)
+        assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (path, result)

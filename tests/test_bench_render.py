@@ -108,3 +108,13 @@ def test_the_committed_readme_matches_its_data(cli):
     fails as soon as a marked block and its data disagree (a README without markers passes)."""
     result = cli("bench", "render", ROOT / "README.md", "--check")
     assert result.code == 0, result.out + result.err
+
+
+def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
+    _write(tmp_path / "r.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
+    example = "```markdown\n<!-- bench:missing.jsonl -->\n<!-- /bench -->\n```\n"
+    text = example + "<!-- bench:r.jsonl -->\n<!-- /bench -->\n" + example
+    rendered = render_text(text, tmp_path)
+    assert rendered.startswith(example) and rendered.endswith(example)
+    assert rendered.count("| auto |") == 1
+

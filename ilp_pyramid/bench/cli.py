@@ -193,7 +193,7 @@ def render(
         new = render_mod.render_text(text, readme.parent)
     except (InputError, UnicodeDecodeError) as exc:
         fail(f"{readme}: {exc}")
-    blocks = len(render_mod.BLOCK.findall(text))
+    blocks = len(render_mod.blocks(text))
     stale = render_mod.stale_blocks(text, new)
     if json_out:
         print_json({"file": str(readme), "blocks": blocks, "stale": stale,

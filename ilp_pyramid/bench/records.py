@@ -49,14 +49,22 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
-def check_results_path(path: Path) -> None:
-    """A results file must be a regular file (or not exist yet) in an existing directory."""
-    if path.exists() and not path.is_file():
-        kind = "a directory" if path.is_dir() else "not a regular file"
-        raise InputError(f"--results {path} is {kind}; give a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if parent.exists() and not parent.is_dir():
-        raise InputError(f"--results {path}: {parent} is not a directory")
+def check_results_path(path: Path, writable: bool = False) -> None:
+    """A results file must be a regular file (or not exist yet) in an existing directory;
+    with `writable`, it is opened for appending now, so that a run is not lost to a file
+    that cannot be written after it."""
+    try:
+        if path.exists() and not path.is_file():
+            kind = "a directory" if path.is_dir() else "not a regular file"
+            raise InputError(f"--results {path} is {kind}; give a file name")
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise InputError(f"--results {path}: {parent} is not a directory")
+        if writable:
+            with open(path, "a", encoding="utf-8"):
+                pass
+    except OSError as exc:
+        raise InputError(f"--results {path}: {exc.strerror or exc}") from None
 
 
 def read_results(path: Path, warn: Warn | None = None) -> list[dict]:

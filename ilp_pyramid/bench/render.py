@@ -33,6 +33,7 @@ TABLES = ("summary", "runs")
 FILTER_FIELDS = (*CONFIG_FIELDS, "status")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
+FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
 
 
 @dataclass(frozen=True)
@@ -144,23 +145,38 @@ def table_text(path: Path, table: str, filters=(), source: str | None = None) ->
     return markdown(records, table, source or str(path))
 
 
+def blocks(text: str) -> list[re.Match]:
+    """The bench blocks of a Markdown text; markers shown inside ``` fences are examples."""
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(text)]
+
+    def outside(position: int) -> bool:
+        return not any(start <= position < end for start, end in fences)
+
+    found = [m for m in BLOCK.finditer(text) if outside(m.start())]
+    if len([m for m in OPENING.finditer(text) if outside(m.start())]) != len(found):
+        raise InputError("a <!-- bench:... --> marker has no closing <!-- /bench -->")
+    return found
+
+
 def render_text(text: str, base: Path) -> str:
     """`text` with every bench block regenerated from its results file (relative to `base`)."""
-    if len(OPENING.findall(text)) != len(BLOCK.findall(text)):
-        raise InputError("a <!-- bench:... --> marker has no closing <!-- /bench -->")
+    out, last = [], 0
+    for match in blocks(text):
+        out += [text[last:match.start()], _block(match, base)]
+        last = match.end()
+    return "".join(out) + text[last:]
 
-    def block(match: re.Match) -> str:
-        spec = parse_spec(match.group("spec"))
-        path = base / spec.path
-        if not path.is_file():
-            raise InputError(f"bench marker names {spec.path}, which is not a file")
-        body = table_text(path, spec.table, spec.filters, spec.path)
-        return f"{match.group(1)}\n{body}\n{match.group(4)}"
 
-    return BLOCK.sub(block, text)
+def _block(match: re.Match, base: Path) -> str:
+    spec = parse_spec(match.group("spec"))
+    path = base / spec.path
+    if not path.is_file():
+        raise InputError(f"bench marker names {spec.path}, which is not a file")
+    body = table_text(path, spec.table, spec.filters, spec.path)
+    return f"{match.group(1)}\n{body}\n{match.group(4)}"
 
 
 def stale_blocks(old: str, new: str) -> list[str]:
     """The marker specs of the blocks that differ between `old` and its rendering `new`."""
-    return [a.group("spec") for a, b in zip(BLOCK.finditer(old), BLOCK.finditer(new),
-                                            strict=True) if a.group(0) != b.group(0)]
+    return [a.group("spec") for a, b in zip(blocks(old), blocks(new), strict=True)
+            if a.group(0) != b.group(0)]

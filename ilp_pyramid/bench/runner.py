@@ -309,6 +309,7 @@ def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_afte
                 raise InputError(f"{results} already holds results: add --resume to go on "
                                  f"with it, or give another --results file")
             done = latest_by_key(read_results(results, warn=warn))
+            check_results_path(results, writable=True)
         except InputError as exc:
             fail(str(exc))
     pending = [spec for spec in specs if spec.key() not in done]
