@@ -10,6 +10,7 @@ before) lack the machine facts: they are read as they are and flagged `legacy`.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import math
 import os
@@ -33,6 +34,7 @@ NUMERIC = ("n", "repeat", "seconds", "wall_seconds", "cpu_seconds", "peak_rss_mb
 Warn = Callable[[str], None]
 
 
+@functools.cache
 def machine_facts() -> dict:
     return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
             "python": platform.python_version(), "package_version": __version__}

@@ -201,7 +201,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> di
     measured = run_process(spec.command(), kill_after)
     record = {"key": spec.key(), "schema": SCHEMA, **spec.fields(),
               "argv": measured.argv, "bench_argv": list(bench_argv), "date": date,
-              "machine": machine_facts(), "load_before": load_before,
+              "machine": dict(machine_facts()), "load_before": load_before,
               "load_after": load_average(),
               "wall_seconds": measured.wall_seconds,
               # CPU of the whole run (process start, build, solve): steadier than wall time
