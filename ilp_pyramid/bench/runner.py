@@ -3,8 +3,8 @@ exit code, a hard kill at a wall-clock limit, and no survivor when the bench is 
 
 The child gets its own session (so the hard limit and an interrupt can kill its whole group,
 solver processes included) and a parent-death signal (so a bench killed outright by SIGKILL
-takes it along). CPU seconds and peak RSS come from the child's rusage (wait4): the child
-and every descendant it waited for.
+takes it along). CPU seconds come from the child's rusage (wait4): the child and every
+descendant it waited for; peak memory from the VmHWM of its processes, sampled as it runs.
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ class Stopped(Exception):
 
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
-    """Turn SIGINT and SIGTERM into `Stopped` while the bench runs (SIGTERM would otherwise
-    end the bench at once, leaving the run's group to its hard limit)."""
+    """Turn SIGINT and SIGTERM into `Stopped` while the bench runs, so that both end the
+    same way: the run's group killed, one line, exit 130 or 143."""
     def raise_stopped(signum: int, _frame) -> None:
         raise Stopped(signum)
 
