@@ -4,6 +4,7 @@ measured table in the README.
 - bel_grid.py: the Bel grid (sizes x solvers x formulations x strategy sets x repeats);
 - commands.py: argv templates of any command, the package's or an outside program's;
 - runner.py: one run in its own process group (wall, CPU, memory, hard kill, signals);
+- session.py: runs in turn, each recorded and appended at once; resume; clean stop;
 - records.py: the JSON-lines results file (machine facts per record, defensive reading);
 - summary.py, render.py: tables and plots from records; README blocks regenerated;
 - cli.py: the `bench`, `bench report` and `bench render` commands.
@@ -19,8 +20,8 @@ _HOMES = {
     "RunSpec": "bel_grid", "grid": "bel_grid", "parse_sizes": "bel_grid",
     "parse_list": "bel_grid",
     "parse_strategy_sets": "bel_grid", "CommandSpec": "commands", "Template": "commands",
-    "command_grid": "commands", "parse_template": "commands", "run_one": "runner",
-    "run_all": "runner", "read_results": "records", "latest_by_key": "records",
+    "command_grid": "commands", "parse_template": "commands", "run_one": "session",
+    "run_all": "session", "read_results": "records", "latest_by_key": "records",
     "summarize": "summary", "summarize_records": "summary", "plot": "summary",
 }
 

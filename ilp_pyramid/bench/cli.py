@@ -19,7 +19,7 @@ from ilp_pyramid.bench.bel_grid import (
 )
 from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
 from ilp_pyramid.bench.records import SOLVED, TIMEOUT, read_results
-from ilp_pyramid.bench.runner import execute, given, invocation, warn
+from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError

@@ -298,7 +298,7 @@ def bench_cmd(
     process, killed at a hard limit, its wall and CPU seconds and memory recorded.
     """
     from ilp_pyramid.bench.commands import Template, command_grid
-    from ilp_pyramid.bench.runner import execute, invocation
+    from ilp_pyramid.bench.session import execute, invocation
 
     check_choices(solver, parity)
     if broken is not None and broken not in BREAKS:
