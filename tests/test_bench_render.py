@@ -118,3 +118,21 @@ def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
     assert rendered.startswith(example) and rendered.endswith(example)
     assert rendered.count("| auto |") == 1
 
+
+
+def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):
+    from ilp_pyramid.bench.records import read_results
+
+    path = ROOT / "docs" / "mip_vs_sat.jsonl"
+    result = cli("bench", "report", path, "--table", "grid")
+    assert result.code == 0, result.err
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in result.out.splitlines()
+            if line.startswith("| ") and not line.startswith("| N")]
+    records = read_results(path)
+    assert len(rows) == len(records)  # one run per configuration in this file
+    for row, record in zip(rows, records, strict=True):
+        assert row[:2] == [str(record["n"]), record["solver"]]
+        assert row[9] == (f"{record['seconds']:.2f}" if record["status"] == "solved" else "-")
+        assert row[10] == f"{record['variables']:,}" and row[11] == f"{record['constraints']:,}"
+        assert row[-1] == "- (legacy)"
+    assert f"{len(records)} legacy records" in result.out

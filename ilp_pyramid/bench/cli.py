@@ -151,8 +151,9 @@ def _bel_grid_given(ctx: typer.Context) -> bool:
 def report(
     files: list[Path] = typer.Argument(..., help="Results files (JSON lines)."),
     table_name: str = typer.Option("summary", "--table",
-                                   help="summary (one row per configuration) | runs (one row "
-                                        "per record)."),
+                                   help="summary (one row per configuration) | grid (the "
+                                        "same with solve seconds, model sizes, memory) | runs "
+                                        "(one row per record)."),
     where: list[str] = typer.Option(None, "--where",
                                     help="Keep records whose field has one of these values: "
                                          "n=3,4 or solver=highs (repeatable)."),

@@ -7,7 +7,8 @@ A README block is delimited by two HTML comments (invisible when rendered):
     <!-- /bench -->
 
 The opening comment names the results file (relative to the README's folder), the table
-(`summary`: one row per configuration; `runs`: one row per record) and optional filters
+(`summary`: one row per configuration; `grid`: the same with the solver's solve seconds,
+model sizes and peak memory; `runs`: one row per record) and optional filters
 `field=v1,v2` on record fields (label, n, solver, formulation, strategies as A+B, card,
 status). `render` rewrites every block from its data; `--check` only compares.
 """
@@ -29,7 +30,7 @@ from ilp_pyramid.bench.summary import (
 )
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "runs")
+TABLES = ("summary", "grid", "runs")
 FILTER_FIELDS = (*CONFIG_FIELDS, "status")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
@@ -81,7 +82,7 @@ def markdown(records: Sequence[dict], table: str, source: str) -> str:
     if table == "runs":
         headers, cells = _run_cells(records)
     else:
-        headers, cells = summary_cells(summarize_records(records))
+        headers, cells = summary_cells(summarize_records(records), sizes=table == "grid")
     lines = ["| " + " | ".join(headers) + " |",
              "|" + "|".join("---:" if _numeric(h) else "---" for h in headers) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"

@@ -81,6 +81,10 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
         solved = [r for r in runs if r["status"] == SOLVED]
         wall = sorted(r["wall_seconds"] for r in solved if r.get("wall_seconds") is not None)
         cpu = [r["cpu_seconds"] for r in solved if r.get("cpu_seconds") is not None]
+        solve = [r["seconds"] for r in solved if r.get("seconds") is not None]
+        sized = [r for r in runs if _is_number(r.get("variables"))
+                 and _is_number(r.get("constraints"))]
+        peaks = [r["peak_rss_mb"] for r in runs if r.get("peak_rss_mb") is not None]
         loads = [load[0] for r in runs for load in (r.get("load_before"), r.get("load_after"))
                  if _is_load(load)]
         rows.append({
@@ -93,6 +97,10 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
             "median_seconds": statistics.median(wall) if wall else None,
             "max_seconds": wall[-1] if wall else None,
             "median_cpu_seconds": statistics.median(cpu) if cpu else None,
+            "median_solve_seconds": statistics.median(solve) if solve else None,
+            "variables": sized[0]["variables"] if sized else None,
+            "constraints": sized[0]["constraints"] if sized else None,
+            "peak_rss_mb": max(peaks) if peaks else None,
             "load_min": min(loads) if loads else None,
             "load_max": max(loads) if loads else None,
             "legacy": sum(bool(r.get("legacy")) for r in runs),
@@ -101,8 +109,11 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
 
 
 def _is_load(value) -> bool:
-    return (isinstance(value, list) and bool(value) and isinstance(value[0], int | float)
-            and not isinstance(value[0], bool))
+    return isinstance(value, list) and bool(value) and _is_number(value[0])
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _family(solver) -> str | None:
@@ -116,12 +127,16 @@ SUMMARY_HEADERS = {"label": "run", "n": "N", "solver": "solver", "formulation": 
                    "strategies": "strategies", "card": "card"}
 
 
-def summary_cells(rows: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
-    """Headers and cells of the summary table; configuration columns no row uses are left out."""
+def summary_cells(rows: Sequence[dict], sizes: bool = False
+                  ) -> tuple[list[str], list[list[str]]]:
+    """Headers and cells of the summary table; configuration columns no row uses are left out.
+    With `sizes` (the `grid` table): also the solver's own median solve seconds, the model's
+    variables and constraints (clauses for SAT) and the peak memory."""
     used = [name for name in CONFIG_FIELDS if any(row[name] != "" for row in rows)]
+    extra = ["median solve s", "vars", "cons", "peak MB"] if sizes else []
     headers = [SUMMARY_HEADERS[name] for name in used] + [
         "runs", "solved", "min wall s", "median wall s", "max wall s", "median CPU s",
-        "load (1 min)"]
+        *extra, "load (1 min)"]
     cells = []
     for row in rows:
         load = "-" if row["load_min"] is None else \
@@ -131,7 +146,9 @@ def summary_cells(rows: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
         cells.append([str(row[name]) if row[name] != "" else "-" for name in used] + [
             str(row["runs"]), str(row["solved"]), fmt_seconds(row["min_seconds"]),
             fmt_seconds(row["median_seconds"]), fmt_seconds(row["max_seconds"]),
-            fmt_seconds(row["median_cpu_seconds"]), load])
+            fmt_seconds(row["median_cpu_seconds"]),
+            *([fmt_seconds(row["median_solve_seconds"]), _int(row["variables"]),
+               _int(row["constraints"]), _int(row["peak_rss_mb"])] if sizes else []), load])
     return headers, cells
 
 
