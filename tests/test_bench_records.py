@@ -164,3 +164,57 @@ def test_results_that_cannot_be_written_are_refused_before_any_run(cli, tmp_path
     for path in (parent_is_a_file / "r.jsonl", tmp_path / ("x" * 300), tmp_path / "no" / "r"):
         result = cli("bench", "--n", "1", "--external", "t=/bin/true", "--results", path)
         assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (path, result)
+
+
+def _mutations(rng, record):
+    """Hostile variants of a good record line: torn, retyped, re-nested, glued, garbled."""
+    line = json.dumps(record)
+    values = [None, True, -1, 1e308, "x", "", [], {}, [1, 2], {"a": 1}, "²", 10**400]
+    for _ in range(400):
+        kind = rng.randrange(6)
+        if kind == 0:
+            yield line[:rng.randrange(len(line))]
+        elif kind == 1:
+            changed = dict(record)
+            changed[rng.choice(sorted(record))] = rng.choice(values)
+            yield json.dumps(changed)
+        elif kind == 2:
+            changed = dict(record)
+            del changed[rng.choice(sorted(record))]
+            yield json.dumps(changed)
+        elif kind == 3:
+            depth = rng.choice([10, 1000, 50_000])
+            yield '{"key": "k", "status": "solved", "x": ' + "[" * depth + "]" * depth + "}"
+        elif kind == 4:
+            cut = rng.randrange(len(line))
+            yield line[:cut] + line
+        else:
+            chars = list(line)
+            for _ in range(3):
+                chars[rng.randrange(len(chars))] = rng.choice('{}[]",:\x00\\é')
+            yield "".join(chars)
+
+
+def test_hostile_results_files_never_break_reading_or_tables(tmp_path):
+    """Hundreds of malformed lines: reading keeps only usable records (never raises), and
+    every table and summary of what it kept renders."""
+    import random
+
+    from ilp_pyramid.bench.render import markdown
+    from ilp_pyramid.bench.summary import summarize_records
+
+    rng = random.Random(16)
+    good = {**_record("good"), "n": 3, "repeat": 1, "seed": 0, "cpu_seconds": 0.5,
+            "load_before": [0.1, 0.2, 0.3], "load_after": [0.2, 0.2, 0.3], "label": "a",
+            "strategies": ["A", "B"], "variables": 10, "constraints": 5, "seconds": 0.25}
+    lines = list(_mutations(rng, good))
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n" + json.dumps(good) + "\n")
+    warnings = []
+    records = read_results(path, warnings.append)
+    assert records[-1]["key"] == "good" and len(warnings) + len(records) >= len(lines)
+    for record in records:
+        assert isinstance(record["key"], str) and isinstance(record["status"], str)
+    summarize_records(records)
+    for table in ("summary", "grid", "runs"):
+        assert markdown(records, table, "r.jsonl").count("\n") >= 2

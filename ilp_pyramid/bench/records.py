@@ -29,7 +29,11 @@ SOLVED, INFEASIBLE, TIMEOUT, KILLED, ERROR = "solved", "infeasible", "timeout", 
 # Exit code -> status for commands that print no JSON (the CLI contract of the package).
 EXIT_STATUS = {0: SOLVED, 1: INFEASIBLE, 3: TIMEOUT}
 # Fields that must be numbers (or absent / null) for a record to be used.
-NUMERIC = ("n", "repeat", "seconds", "wall_seconds", "cpu_seconds", "peak_rss_mb")
+NUMERIC = ("n", "repeat", "seed", "seconds", "build_seconds", "wall_seconds", "cpu_seconds",
+           "peak_rss_mb", "variables", "constraints")
+
+# Fields that must be text (or absent / null): they name a configuration.
+TEXT = ("label", "solver", "formulation", "card", "date")
 
 Warn = Callable[[str], None]
 
@@ -134,12 +138,25 @@ def _invalid(record: dict) -> str:
         return "record without a status ignored"
     for name in NUMERIC:
         value = record.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
-                                  or not math.isfinite(value)):
+        if value is not None and not _plain_number(value):
             return f"record with a non-numeric {name} ignored"
+    for name in TEXT:
+        if not isinstance(record.get(name), str | None):
+            return f"record whose {name} is not text ignored"
+    strategies = record.get("strategies")
+    if not (strategies is None or isinstance(strategies, str) or (
+            isinstance(strategies, list) and all(isinstance(s, str) for s in strategies))):
+        return "record whose strategies are not names ignored"
     if record.get("schema") != SCHEMA:
         record["legacy"] = True  # no machine facts: readable, but flagged wherever shown
     return ""
+
+
+def _plain_number(value) -> bool:
+    """A number a run can have: not a bool, finite, and not beyond any time or size."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value) < 1e15 and math.isfinite(value)
 
 
 def latest_by_key(records: Iterable[dict]) -> dict[str, dict]:
