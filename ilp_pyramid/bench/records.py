@@ -138,7 +138,7 @@ def _invalid(record: dict) -> str:
         return "record without a status ignored"
     for name in NUMERIC:
         value = record.get(name)
-        if value is not None and not _plain_number(value):
+        if value is not None and not plain_number(value):
             return f"record with a non-numeric {name} ignored"
     for name in TEXT:
         if not isinstance(record.get(name), str | None):
@@ -152,7 +152,7 @@ def _invalid(record: dict) -> str:
     return ""
 
 
-def _plain_number(value) -> bool:
+def plain_number(value) -> bool:
     """A number a run can have: not a bool, finite, and not beyond any time or size."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False

@@ -25,6 +25,7 @@ from ilp_pyramid.bench.records import (
     loads_object,
     machine_facts,
     now,
+    plain_number,
     read_results,
 )
 from ilp_pyramid.bench.runner import Stopped, run_process, stop_on_signals
@@ -65,7 +66,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> di
             stdout = measured.stdout.decode("utf-8", "replace")
             if status == SOLVED and not spec.template.solved(stdout):
                 status = INFEASIBLE
-        record.update(status=status, seconds=data.get("solve_seconds") if data else None,
+        record.update(status=status, seconds=_number(data.get("solve_seconds")) if data else None,
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
@@ -74,16 +75,22 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> di
         record.update(status=ERROR, seconds=measured.wall_seconds,
                       message=_last_line(measured.stderr, measured.exit_code))
         return record
+    status = data.get("status")
     record.update(
-        status=data.get("status", ERROR),
-        seconds=data.get("solve_seconds"),
-        build_seconds=data.get("build_seconds"),
-        variables=data.get("variables"),
-        constraints=data.get("constraints"),
+        status=status if isinstance(status, str) else ERROR,
+        seconds=_number(data.get("solve_seconds")),
+        build_seconds=_number(data.get("build_seconds")),
+        variables=_number(data.get("variables")),
+        constraints=_number(data.get("constraints")),
         message=data.get("message") or "",
         solution=data.get("solution"),
     )
     return record
+
+
+def _number(value):
+    """A figure the run reported, if it is one a record can hold (else None)."""
+    return value if plain_number(value) else None
 
 
 def _last_json(out: bytes) -> dict | None:
