@@ -31,7 +31,7 @@ from rich.table import Table
 from ilp_pyramid import backends
 from ilp_pyramid.cli_common import console, err_console, fail, print_json
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import append_line, read_text
+from ilp_pyramid.formats.fileio import append_line, read_text
 
 # Statuses of a run in the results file: the solver's own, plus "killed" (hard limit passed).
 SOLVED, TIMEOUT, KILLED, ERROR = "solved", "timeout", "killed", "error"

@@ -45,7 +45,7 @@ Parsed = TypeVar("Parsed")
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
     from ilp_pyramid.errors import InputError
-    from ilp_pyramid.fileio import read_text
+    from ilp_pyramid.formats.fileio import read_text
 
     try:
         text = read_text(path)

@@ -213,7 +213,7 @@ def _solve_cpsat(clauses: Sequence[Sequence[int]], options: SolveOptions) -> Sol
     import sys
 
     from ilp_pyramid.errors import InputError
-    from ilp_pyramid.puzzles.bel.cnf import (  # the generic DIMACS certificate reader
+    from ilp_pyramid.formats.dimacs import (
         SATISFIABLE,
         UNSATISFIABLE,
         parse_certificate,

@@ -25,7 +25,8 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.formats.fileio import read_text, write_atomic
+from ilp_pyramid.formats.mipfile import read_mip_values
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
@@ -219,7 +220,7 @@ def export(
 ) -> None:
     """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_n(n)
     check_strategies(strategy)
@@ -250,18 +251,8 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
 
 
-_VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
-
-
-def read_mip_values(text: str) -> dict[str, float]:
-    """Variable values from a MIP solution file: HiGHS's, CBC's, or plain "name value" lines."""
-    values = {}
-    for match in _VALUE.finditer(text):
-        try:
-            values[match.group(1)] = float(match.group(2))
-        except ValueError:
-            continue
-    return values
+# The model's line variables, the only ones a solution is decoded from.
+_LINE_NAMES = re.compile(r"x_[XYZ]_\d+_\d+_l\d+")
 
 
 def read_solution(
@@ -284,7 +275,7 @@ def read_solution(
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
     n, _formulation = kind
-    values = read_mip_values(solution_text)
+    values = read_mip_values(solution_text, _LINE_NAMES)
     if not values:
         fail(f"{solution_file}: no values for the model's x_ variables found")
     try:
@@ -297,13 +288,8 @@ def read_solution(
 def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
                          solution_text: str) -> BelSolution:
     """Decode a SAT solver's certificate through the exported CNF's variable comments."""
-    from ilp_pyramid.puzzles.bel.cnf import (
-        SATISFIABLE,
-        UNSATISFIABLE,
-        decode_certificate,
-        parse_certificate,
-        read_cnf_info,
-    )
+    from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
+    from ilp_pyramid.puzzles.bel.cnf import decode_certificate, read_cnf_info
 
     try:
         info = read_cnf_info(model_text)
@@ -346,8 +332,8 @@ def models(
 ) -> None:
     """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
     manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
+    from ilp_pyramid.formats.mipfile import mip_text, mps_stats
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
-    from ilp_pyramid.puzzles.bel.export import mip_text, mps_stats
 
     entries = []
     for n in range(2, max_n + 1):

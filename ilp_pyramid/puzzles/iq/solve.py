@@ -70,7 +70,7 @@ def solve_instance(instance: Instance, solver: str = "highs",
 
 
 def _solve_dlx(instance: Instance, options: SolveOptions, start: float) -> IQResult:
-    from ilp_pyramid.exact_cover import ExactCover  # numba: loaded only when used
+    from ilp_pyramid.backends.exact_cover import ExactCover  # numba: loaded only when used
 
     start = time.perf_counter()  # the clock starts after numba is imported, as MIP's after PuLP
     rows, primary, secondary = instance.exact_cover_rows()

@@ -25,7 +25,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.sudoku_cube import runner
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
@@ -250,7 +250,7 @@ def export_cmd(
     symmetric: list[str] = SymmetricOpt,
 ) -> None:
     """Export the grid model of a sticker state as LP or MPS (readable, stable names)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_choices("highs", parity)
     fmt = (fmt or format_from_name(str(output)) or "").lower()

@@ -21,7 +21,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
@@ -181,7 +181,7 @@ def export(
     n: int = SizeOpt,
 ) -> None:
     """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.views.model import build_model
     from ilp_pyramid.puzzles.views.solve import missing_pixels
 
