@@ -9,7 +9,6 @@ the JSON summary and the plot are all computed from the file's records.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import signal
@@ -29,6 +28,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ilp_pyramid import backends
+from ilp_pyramid.backends.process import die_with_parent as _die_with_parent
 from ilp_pyramid.cli_common import console, err_console, fail, print_json
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
@@ -242,15 +242,6 @@ def _last_line(err: bytes, child: subprocess.Popen) -> str:
     if code is not None and code < 0:
         return f"the run was killed by {signal.Signals(-code).name}"
     return f"the run exited with code {code} and printed no result"
-
-
-def _die_with_parent() -> None:
-    """In the child: die when the bench dies (even by SIGKILL), so no run goes on orphaned;
-    the run's own solver processes follow it the same way (backends.sat)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
 
 
 def _kill_group(pgid: int) -> None:
