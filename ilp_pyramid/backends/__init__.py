@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# highspy before PuLP: PuLP imports it under a bare `except:`, so a Ctrl-C during that import
+# would be swallowed and HiGHS reported "Not Available" instead of the run stopping.
+import highspy  # noqa: F401
+
 from ilp_pyramid.backends.mip import MIP_SOLVERS
 
 

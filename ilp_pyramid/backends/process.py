@@ -58,7 +58,14 @@ def stop(child: subprocess.Popen) -> None:
         child.wait(REAP_SECONDS)
 
 
+# The signal that last stopped a backend: Typer turns every KeyboardInterrupt into a bare
+# exit code 130, so the CLI reads this to tell SIGTERM (143) from SIGINT (130).
+last_signal: int | None = None
+
+
 def _raise(signum: int, _frame: object) -> None:
+    global last_signal
+    last_signal = signum
     raise Interrupted(signum)
 
 
