@@ -9,7 +9,7 @@ import pytest
 from ilp_pyramid import backends
 from ilp_pyramid.backends import sat
 from ilp_pyramid.backends.base import ERROR, INFEASIBLE, OPTIMAL, TIMEOUT, SolveOptions
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
 
@@ -90,7 +90,7 @@ def test_cpsat_solves_or_says_what_to_install():
     """CP-SAT is optional (ilp-pyramid[cpsat]); either it answers or the user hears why not."""
     assert sat.is_sat_solver("cpsat") and backends.kind("cpsat") == "sat"
     if not sat._has_cpsat():
-        with pytest.raises(SolverError, match=r"ilp-pyramid\[cpsat\]"):
+        with pytest.raises(InputError, match=r"ilp-pyramid\[cpsat\]"):
             sat.solve([[1]], "cpsat")
         return
     assert "cpsat" in sat.solver_names()

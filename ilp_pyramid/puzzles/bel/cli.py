@@ -85,14 +85,18 @@ def check_n(n: int) -> None:
 def check_solver(solver: str) -> None:
     try:
         backends.kind(solver)
-    except ValueError as exc:
+        if solver == backends.CPSAT:
+            from ilp_pyramid.backends import cpsat
+
+            cpsat.require()
+    except (ValueError, InputError) as exc:
         fail(str(exc))
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
     from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
 
-    choices = ENCODINGS if backends.kind(solver) == "sat" else FORMULATIONS
+    choices = FORMULATIONS if backends.accepts("mip", solver) else ENCODINGS
     if formulation not in choices:
         fail(f"unknown formulation {formulation!r} (choose from {', '.join(choices)})")
 
@@ -167,7 +171,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
     if json_out:
         print_json(outcome.to_json())
     else:
-        rows = "clauses" if backends.kind(outcome.solver) == "sat" else "constraints"
+        rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
         console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
                       f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
         if outcome.solution is not None:
@@ -244,9 +248,7 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
-    cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
-    if strategies:
-        runner.add_strategy_clauses(cnf, n, strategies)
+    cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
 

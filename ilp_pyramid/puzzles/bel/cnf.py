@@ -147,8 +147,11 @@ def check_encoding(encoding: str, card: str) -> None:
 
 
 def build_cnf(n: int, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
-              counting: bool = False) -> BelCnf:
-    """The CNF of Bel's Pyramid with N levels (see the module doc for the encodings)."""
+              counting: bool = False, strategies: Sequence[str] = ()) -> BelCnf:
+    """The CNF of Bel's Pyramid with N levels (see the module doc for the encodings).
+
+    `strategies` are compiled in as clauses, the same rules `model.build_model` adds as rows.
+    """
     check_encoding(encoding, card)
     counting = counting or encoding == "counts-pb"
     start = time.perf_counter()
@@ -175,8 +178,22 @@ def build_cnf(n: int, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD
     formula.clauses = clauses
     formula.nv = pool.top
     cnf = BelCnf(geo, encoding, card, counting, pool, formula)
+    if strategies:
+        add_strategy_clauses(cnf, n, strategies)
     cnf.build_seconds = time.perf_counter() - start
     return cnf
+
+
+def add_strategy_clauses(cnf: BelCnf, n: int, strategies: Sequence[str]) -> None:
+    """Append the strategies' clauses to a built Bel CNF (same rules as the MIP rows)."""
+    from ilp_pyramid.puzzles.bel.rules_cnf import compile_clauses
+    from ilp_pyramid.puzzles.bel.strategies import rules_for
+
+    geo = cnf.pyramid
+    clauses = compile_clauses(rules_for(n, list(strategies)), cnf.line_var, cnf.pool,
+                              geo.num_labels, geo.line_lengths)
+    cnf.formula.extend(clauses)
+    cnf.extras += list(strategies)
 
 
 def exactly_one(lits: list[int], pool: IDPool, card: str) -> list[list[int]]:
