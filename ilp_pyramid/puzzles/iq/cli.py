@@ -86,7 +86,8 @@ def solve(
     given: Path = GivenOpt,
     solver: str = typer.Option("highs", "--solver", "-s",
                                help="highs | cbc (MIP) | sat (python-sat; or a SAT solver name "
-                                    "such as cadical) | dlx (exact cover, the fastest)."),
+                                    "such as cadical) | dlx (exact cover, the fastest) | cpsat "
+                                    "(OR-Tools CP-SAT on the exact cover, extra [cpsat])."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,

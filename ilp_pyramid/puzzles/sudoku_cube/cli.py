@@ -160,7 +160,7 @@ def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> No
     if outcome.solution is None:
         label = {runner.TIMEOUT: "timeout", runner.ERROR: "error"}.get(outcome.status, "")
         text = outcome.reason if not label else f"{label}: {outcome.reason}"
-        if outcome.status == runner.NO_GRID:
+        if outcome.detail == runner.NO_GRID:
             text = f"no solution: {outcome.reason}"
         console.print(text, markup=False)
         return
@@ -307,10 +307,12 @@ def bench_cmd(
             outcome = runner.run(instance.state, solver, parity, options=options,
                                  with_moves=moves and not grid_only, rules=rules)
             total = time.perf_counter() - began
-            statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
+            verdict = outcome.detail or outcome.status
+            statuses[verdict] = statuses.get(verdict, 0) + 1
             expected = runner.NOT_TURNABLE if broken else runner.SOLVED
-            if outcome.status not in (expected, runner.SOLVED):
-                failed.append({"seed": seed, "status": outcome.status, "reason": outcome.reason})
+            if verdict not in (expected, runner.SOLVED):
+                failed.append({"seed": seed, "status": outcome.status, "detail": outcome.detail,
+                               "reason": outcome.reason})
                 continue
             reachable += outcome.turnable
             rows.append({"seed": seed, "build": outcome.build_seconds,

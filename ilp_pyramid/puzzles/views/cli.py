@@ -8,6 +8,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -30,7 +31,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-MIP_SOLVERS = ("highs", "cbc")
 
 SpecArg = typer.Argument(None, metavar="SPEC",
                          help="The three views: 12 hex digits (n = 4), or 3 n^2 bits as a 0/1 "
