@@ -150,10 +150,11 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT
                      phases: Sequence[int] | None = None) -> Result:
     """Solve in this process: for many small solves, where a child would cost more.
 
-    `assumptions` are literals held true for this call only; `phases` are literals whose
-    polarity the solver tries first (python-sat's `set_phases`; ignored by solvers without
-    it). No time limit and no stop but Ctrl-C between solves: keep it to fast instances. An
-    assumption that cannot hold makes the answer `infeasible`.
+    `assumptions` are literals held true for this call only (Kissat, which takes none, gets
+    them as unit clauses); `phases` are literals whose polarity the solver tries first
+    (python-sat's `set_phases`; Kissat has none and ignores them). No time limit and no stop
+    but Ctrl-C between solves: keep it to fast instances. An assumption that cannot hold
+    makes the answer `infeasible`.
     """
     from pysat.solvers import Solver
 
@@ -162,12 +163,15 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT
         raise SolverError("cpsat has no in-process door; use backends.solve")
     start = time.perf_counter()
     with Solver(name=real, bootstrap_with=clauses) as engine:
-        if phases:
-            try:
-                engine.set_phases(list(phases))
-            except NotImplementedError:
-                pass
-        found = engine.solve(assumptions=list(assumptions))
+        if phases and not real.startswith("kissat"):  # kissat has no phase interface
+            engine.set_phases(list(phases))
+        if real.startswith("kissat"):
+            # Kissat takes no assumptions; on a solver used once, unit clauses are the same.
+            for lit in assumptions:
+                engine.add_clause([lit])
+            found = engine.solve()
+        else:
+            found = engine.solve(assumptions=list(assumptions))
         model = engine.get_model() if found else None
     seconds = time.perf_counter() - start
     if found:
