@@ -18,39 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.proctools import alive, descendants
+
 ROOT = Path(__file__).resolve().parents[1]
 # The solver has to be running, not still importing, when the signal arrives.
 SETTLE_SECONDS = 1.5
 EXIT_WITHIN = 2.0
-
-
-def _parents() -> dict[int, int]:
-    out = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry.name}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            out[int(entry.name)] = int(fields[1])
-    return out
-
-
-def descendants(pid: int) -> set[int]:
-    parents = _parents()
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found |= frontier
-    return found
-
-
-def alive(pids: set[int]) -> set[int]:
-    parents = _parents()
-    return {pid for pid in pids if pid in parents}
 
 
 def start_solve(solver: str) -> tuple[subprocess.Popen, set[int]]:
