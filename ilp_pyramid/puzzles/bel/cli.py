@@ -25,8 +25,8 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
-from ilp_pyramid.formats.mipfile import read_mip_values
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
@@ -257,6 +257,11 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
 _LINE_NAMES = re.compile(r"x_[XYZ]_\d+_\d+_l\d+")
 
 
+def read_mip_values(text: str) -> dict[str, float]:
+    """The line variables' values from a MIP solution file (any format formats.mipfile reads)."""
+    return mipfile.read_mip_values(text, _LINE_NAMES)
+
+
 def read_solution(
     model_file: Path = typer.Argument(..., help="The exported model (.lp/.mps/.cnf[.gz])."),
     solution_file: Path = typer.Argument(
@@ -277,7 +282,7 @@ def read_solution(
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
     n, _formulation = kind
-    values = read_mip_values(solution_text, _LINE_NAMES)
+    values = read_mip_values(solution_text)
     if not values:
         fail(f"{solution_file}: no values for the model's x_ variables found")
     try:

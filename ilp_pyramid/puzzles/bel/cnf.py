@@ -38,7 +38,13 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.formats.dimacs import dimacs_text
+from ilp_pyramid.formats.dimacs import (  # noqa: F401 - certificate reader, moved there
+    SATISFIABLE,
+    UNKNOWN,
+    UNSATISFIABLE,
+    dimacs_text,
+    parse_certificate,
+)
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
