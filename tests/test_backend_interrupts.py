@@ -26,8 +26,9 @@ SETTLE_SECONDS = 1.5
 EXIT_WITHIN = 2.0
 
 
-def start_solve(solver: str) -> tuple[subprocess.Popen, set[int]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
+    # PuLP's model files go to TMPDIR: after SIGKILL nothing can remove them but the test.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
     child = subprocess.Popen(
         [sys.executable, "-m", "ilp_pyramid", "solve", "4", "--solver", solver,
          "--time-limit", "60"],
@@ -47,8 +48,8 @@ def start_solve(solver: str) -> tuple[subprocess.Popen, set[int]]:
     return child, kids
 
 
-def interrupt(solver: str, signum: int) -> None:
-    child, kids = start_solve(solver)
+def interrupt(solver: str, signum: int, tmp: Path) -> None:
+    child, kids = start_solve(solver, tmp)
     sent = time.perf_counter()
     child.send_signal(signum)
     try:
@@ -63,6 +64,7 @@ def interrupt(solver: str, signum: int) -> None:
     assert "interrupted" in err and len(err.strip().splitlines()) == 1, err
     time.sleep(0.2)  # PR_SET_PDEATHSIG and the group kill are immediate; reaping is not
     assert not alive(kids), f"{solver} left {alive(kids)} running"
+    assert list(tmp.iterdir()) == [], "temporary files left behind"
 
 
 @pytest.mark.parametrize(("solver", "signum"), [
@@ -73,13 +75,13 @@ def interrupt(solver: str, signum: int) -> None:
     pytest.param("cbc", signal.SIGINT, marks=pytest.mark.slow),
     pytest.param("kissat", signal.SIGTERM, marks=pytest.mark.slow),
 ])
-def test_a_signal_stops_the_solver_and_its_children(solver, signum):
-    interrupt(solver, signum)
+def test_a_signal_stops_the_solver_and_its_children(solver, signum, tmp_path):
+    interrupt(solver, signum, tmp_path)
 
 
-def test_cbc_dies_with_a_killed_parent():
+def test_cbc_dies_with_a_killed_parent(tmp_path):
     """SIGKILL leaves Python no chance to clean up: PR_SET_PDEATHSIG must take CBC down."""
-    child, kids = start_solve("cbc")
+    child, kids = start_solve("cbc", tmp_path)
     os.kill(child.pid, signal.SIGKILL)
     child.wait(5)
     deadline = time.perf_counter() + 2
