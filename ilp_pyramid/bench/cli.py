@@ -23,7 +23,7 @@ from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 
 MAX_SECONDS = 7 * 24 * 3600.0
 # Time a run gets beyond --time-limit (model building, process start) before it is killed.

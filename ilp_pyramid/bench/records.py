@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ilp_pyramid import __version__
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import append_line, read_text
+from ilp_pyramid.formats.fileio import append_line, read_text
 
 SCHEMA = 2
 # Statuses a run can end with: the command's own, plus "killed" (the hard limit passed).

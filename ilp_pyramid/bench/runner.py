@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # The one parent-death helper of the package (moving to backends/process.py: swap this line).
-from ilp_pyramid.backends.sat import _die_with_parent as die_with_parent
+from ilp_pyramid.backends.process import die_with_parent
 
 POLL_SECONDS = 0.05
 

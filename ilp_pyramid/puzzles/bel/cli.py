@@ -25,7 +25,8 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.formats import mipfile
+from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
@@ -84,14 +85,18 @@ def check_n(n: int) -> None:
 def check_solver(solver: str) -> None:
     try:
         backends.kind(solver)
-    except ValueError as exc:
+        if solver == backends.CPSAT:
+            from ilp_pyramid.backends import cpsat
+
+            cpsat.require()
+    except (ValueError, InputError) as exc:
         fail(str(exc))
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
     from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
 
-    choices = ENCODINGS if backends.kind(solver) == "sat" else FORMULATIONS
+    choices = FORMULATIONS if backends.accepts("mip", solver) else ENCODINGS
     if formulation not in choices:
         fail(f"unknown formulation {formulation!r} (choose from {', '.join(choices)})")
 
@@ -166,7 +171,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
     if json_out:
         print_json(outcome.to_json())
     else:
-        rows = "clauses" if backends.kind(outcome.solver) == "sat" else "constraints"
+        rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
         console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
                       f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
         if outcome.solution is not None:
@@ -219,7 +224,7 @@ def export(
 ) -> None:
     """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_n(n)
     check_strategies(strategy)
@@ -243,25 +248,18 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
-    cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
-    if strategies:
-        runner.add_strategy_clauses(cnf, n, strategies)
+    cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
 
 
-_VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
+# The model's line variables, the only ones a solution is decoded from.
+_LINE_NAMES = re.compile(r"x_[XYZ]_\d+_\d+_l\d+")
 
 
 def read_mip_values(text: str) -> dict[str, float]:
-    """Variable values from a MIP solution file: HiGHS's, CBC's, or plain "name value" lines."""
-    values = {}
-    for match in _VALUE.finditer(text):
-        try:
-            values[match.group(1)] = float(match.group(2))
-        except ValueError:
-            continue
-    return values
+    """The line variables' values from a MIP solution file (any format formats.mipfile reads)."""
+    return mipfile.read_mip_values(text, _LINE_NAMES)
 
 
 def read_solution(
@@ -297,13 +295,8 @@ def read_solution(
 def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
                          solution_text: str) -> BelSolution:
     """Decode a SAT solver's certificate through the exported CNF's variable comments."""
-    from ilp_pyramid.puzzles.bel.cnf import (
-        SATISFIABLE,
-        UNSATISFIABLE,
-        decode_certificate,
-        parse_certificate,
-        read_cnf_info,
-    )
+    from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
+    from ilp_pyramid.puzzles.bel.cnf import decode_certificate, read_cnf_info
 
     try:
         info = read_cnf_info(model_text)
@@ -346,8 +339,8 @@ def models(
 ) -> None:
     """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
     manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
+    from ilp_pyramid.formats.mipfile import mip_text, mps_stats
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
-    from ilp_pyramid.puzzles.bel.export import mip_text, mps_stats
 
     entries = []
     for n in range(2, max_n + 1):

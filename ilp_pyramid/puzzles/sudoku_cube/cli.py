@@ -26,7 +26,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.sudoku_cube import runner
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
@@ -161,7 +161,7 @@ def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> No
     if outcome.solution is None:
         label = {runner.TIMEOUT: "timeout", runner.ERROR: "error"}.get(outcome.status, "")
         text = outcome.reason if not label else f"{label}: {outcome.reason}"
-        if outcome.status == runner.NO_GRID:
+        if outcome.detail == runner.NO_GRID:
             text = f"no solution: {outcome.reason}"
         console.print(text, markup=False)
         return
@@ -251,7 +251,7 @@ def export_cmd(
     symmetric: list[str] = SymmetricOpt,
 ) -> None:
     """Export the grid model of a sticker state as LP or MPS (readable, stable names)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_choices("highs", parity)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
@@ -319,7 +319,7 @@ def bench_cmd(
     for spec in specs:
         record = done[spec.key()]
         data = record.get("result") or {}
-        status = data.get("status", record["status"])
+        status = data.get("detail") or data.get("status", record["status"])
         statuses[status] = statuses.get(status, 0) + 1
         expected = runner.NOT_TURNABLE if broken else runner.SOLVED
         if status not in (expected, runner.SOLVED):
@@ -386,7 +386,8 @@ def bench_one_cmd(
     outcome = runner.run(instance.state, solver, parity,
                          options=solve_options(time_limit, 1, None),
                          with_moves=moves and not grid_only, rules=() if grid_only else RULES)
-    print_json({"status": outcome.status, "reason": outcome.reason or None,
+    print_json({"status": outcome.status, "detail": outcome.detail or None,
+                "reason": outcome.reason or None,
                 "turnable": outcome.turnable, "build_seconds": outcome.build_seconds,
                 "solve_seconds": outcome.solve_seconds, "moves_seconds": outcome.moves_seconds,
                 "total_seconds": time.perf_counter() - began,

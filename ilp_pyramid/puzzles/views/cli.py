@@ -8,6 +8,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -21,7 +22,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
@@ -30,7 +31,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-MIP_SOLVERS = ("highs", "cbc")
 
 SpecArg = typer.Argument(None, metavar="SPEC",
                          help="The three views: 12 hex digits (n = 4), or 3 n^2 bits as a 0/1 "
@@ -181,7 +181,7 @@ def export(
     n: int = SizeOpt,
 ) -> None:
     """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.views.model import build_model
     from ilp_pyramid.puzzles.views.solve import missing_pixels
 
