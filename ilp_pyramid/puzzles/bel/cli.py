@@ -29,7 +29,8 @@ from ilp_pyramid.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
-from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
+from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option("highs", "--solver", "-s",
@@ -121,6 +122,10 @@ def solve(
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+    png: Path = PngOpt,
+    html: Path = HtmlOpt,
+    cubes: bool = CubesOpt,
+    cubes_csv: Path = CubesCsvOpt,
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
@@ -140,7 +145,9 @@ def solve(
         check_method(method, repair)
         exact_only = {"--solver": solver != "highs", "--formulation": formulation != "counts",
                       "--card": card is not None, "--strategy": bool(strategy),
-                      "--threads": threads is not None}
+                      "--threads": threads is not None,
+                      "--png/--html/--cubes (use `render` on the -o file)":
+                          Pictures(png, html, cubes, cubes_csv).wanted()}
         given = [name for name, used in exact_only.items() if used]
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
@@ -157,14 +164,16 @@ def solve(
                       f"solver {solver}, formulation {formulation}")
     outcome = runner.run(n, solver, formulation, options, card=card,
                          strategies=chosen_strategies(strategy, solver))
-    report(outcome, json_out, output)
+    report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 
-def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
+def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
+           pictures: Pictures | None = None) -> None:
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
+    made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
-        print_json(outcome.to_json())
+        print_json({**outcome.to_json(), **made})
     else:
         rows = "clauses" if backends.kind(outcome.solver) == "sat" else "constraints"
         console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
@@ -172,6 +181,8 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
         if outcome.solution is not None:
             console.print("verified: every cube of the set appears exactly once")
             console.print(outcome.solution.to_drawing(), end="", markup=False)
+            if pictures is not None:
+                pictures.show(made)
         elif outcome.status == runner.TIMEOUT:
             console.print(f"timeout: no solution within the time limit "
                           f"({outcome.solve_seconds:.1f} s)")
@@ -185,7 +196,9 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
 
 
 def load_solution(path: Path) -> BelSolution:
-    return load_input(path, parse_solution_text)
+    from ilp_pyramid.puzzles.bel.cubes import parse_any  # the build list CSV too
+
+    return load_input(path, parse_any)
 
 
 def verify(
