@@ -9,14 +9,17 @@ The page also carries the solution and its build list as JSON
 from __future__ import annotations
 
 import json
+import math
 
 from ilp_pyramid.puzzles.bel.cubes import build_list
 from ilp_pyramid.puzzles.bel.faces import label_colour, text_colour, visible_faces
+from ilp_pyramid.puzzles.bel.render import Camera
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
 GAP = 0.03  # each cube drawn this much smaller on every side, so the cubes stand apart
 DATA_ID = "bel-solution"
 ZOOM = 1.45
+EYE = {"x": 0.75, "y": -1.0, "z": 1.6}  # front-right, above (plotly's y is the spec's -y)
 
 # The 12 triangles of a cube over its corners (bit 0: x, bit 1: y, bit 2: z), two per face,
 # with the axis the face looks along.
@@ -44,6 +47,10 @@ def figure(solution: BelSolution):
 
     n = solution.n
     rows = build_list(solution)
+    # the data's aspect is kept (ZOOM scales all axes alike), so the eye's direction is the
+    # view direction in cube units too
+    camera = Camera(elevation=math.degrees(math.atan2(EYE["z"], math.hypot(EYE["x"], EYE["y"]))),
+                    turn=math.degrees(math.atan2(EYE["x"], -EYE["y"])))
     faces = visible_faces(solution)
     traces = []
     for level in range(n):
@@ -72,9 +79,10 @@ def figure(solution: BelSolution):
                                 lighting={"ambient": 0.75, "diffuse": 0.5, "specular": 0.05},
                                 **mesh))
         shown = [f for f in faces if f.cell[2] == h]
+        points = [_label_point(f, solution, camera) for f in shown]
         traces.append(go.Scatter3d(
-            x=[_out(f, 0) for f in shown], y=[-_out(f, 1) for f in shown],
-            z=[_out(f, 2) for f in shown], mode="text", textposition="middle center",
+            x=[p[0] for p in points], y=[-p[1] for p in points], z=[p[2] for p in points],
+            mode="text", textposition="middle center",
             text=[str(f.label) for f in shown],
             textfont={"size": 16 if n <= 4 else 12,
                       "color": [text_colour(label_colour(f.label)) for f in shown]},
@@ -89,7 +97,7 @@ def figure(solution: BelSolution):
                "aspectratio": {"x": ZOOM, "y": ZOOM, "z": ZOOM * n / solution.base},
                "xaxis": {"visible": False}, "yaxis": {"visible": False},
                "zaxis": {"visible": False},
-               "camera": {"eye": {"x": 0.75, "y": -1.0, "z": 1.2},
+               "camera": {"eye": EYE,
                           "projection": {"type": "orthographic"}}},
         legend={"title": {"text": "levels (top first)"}, "itemclick": "toggle"},
         margin={"l": 0, "r": 0, "t": 80, "b": 0},
@@ -98,10 +106,12 @@ def figure(solution: BelSolution):
     return go.Figure(data=traces, layout=layout)
 
 
-def _out(face, axis: int) -> float:
-    """The face's centre, nudged outwards so its label is not inside the cube's surface."""
-    value = face.centre[axis]
-    return value + 0.15 if "xyz"[axis] == face.axis else value
+def _label_point(face, solution: BelSolution, camera: Camera) -> tuple[float, float, float]:
+    """Where the camera sees the face, moved towards the camera: the label stays over the same
+    spot on the screen, but in front of the surface (plotly hides text behind surfaces, and
+    the upright text would cut into a side face)."""
+    point = camera.label_point(face, solution)
+    return tuple(p + 0.6 * t for p, t in zip(point, camera.towards, strict=True))  # type: ignore
 
 
 def html_text(solution: BelSolution) -> str:
