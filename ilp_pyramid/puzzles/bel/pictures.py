@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, print_json
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.figures import save
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
 PngOpt = typer.Option(None, "--png", help="Write a picture: the pyramid in 3-D with every "
@@ -44,15 +44,15 @@ class Pictures:
         if self.png is not None:
             from ilp_pyramid.puzzles.bel.render import png_bytes
 
-            _write(self.png, png_bytes(solution))
+            save(self.png, png_bytes(solution))
             made["png"] = str(self.png)
         if self.html is not None:
             from ilp_pyramid.puzzles.bel.html import html_text
 
-            _write(self.html, html_text(solution))
+            save(self.html, html_text(solution))
             made["html"] = str(self.html)
         if self.cubes_csv is not None:
-            _write(self.cubes_csv, to_csv(rows))
+            save(self.cubes_csv, to_csv(rows))
             made["cubes_csv"] = str(self.cubes_csv)
         if self.cubes:
             made["cubes"] = rows
@@ -66,13 +66,6 @@ class Pictures:
                           ("cubes_csv", "build list")):
             if key in made:
                 console.print(f"wrote the {what} to {made[key]}", markup=False, soft_wrap=True)
-
-
-def _write(path: Path, content: str | bytes) -> None:
-    try:
-        write_atomic(path, content)
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror}")
 
 
 def cubes_table(rows: list[dict]) -> Table:

@@ -8,9 +8,10 @@ above it matches Knuth's drawing (x to the right, the front at the bottom).
 
 from __future__ import annotations
 
-import io
 import math
 
+from ilp_pyramid import figures
+from ilp_pyramid.figures import pyplot
 from ilp_pyramid.puzzles.bel.faces import label_colour, text_colour, visible_faces
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
@@ -23,11 +24,9 @@ STRIP = 0.3
 
 def figure(solution: BelSolution):
     """The matplotlib figure (Agg): a 3-D axes first, then one axes per level, top first."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
+
+    plt = pyplot()
 
     n, base = solution.n, solution.base
     camera = Camera()
@@ -146,10 +145,4 @@ def _draw_level(ax, solution: BelSolution, level: int) -> None:
 
 
 def png_bytes(solution: BelSolution, dpi: int = 110) -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = figure(solution)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    return figures.png_bytes(figure(solution), dpi)

@@ -154,14 +154,11 @@ def solve_cmd(
 
 
 def _write_png(path: Path, file: Path, solution) -> None:
+    from ilp_pyramid.figures import save
     from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
 
-    picture = png_bytes(solution.given, solution.target, solution.directions,
-                        f"Sudoku Cube {file.name}")
-    try:
-        write_atomic(path, picture)
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror}")
+    save(path, png_bytes(solution.given, solution.target, solution.directions,
+                         f"Sudoku Cube {file.name}"))
 
 
 def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> None:

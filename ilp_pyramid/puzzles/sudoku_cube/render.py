@@ -7,8 +7,8 @@ does on the physical cubes.
 
 from __future__ import annotations
 
-import io
-
+from ilp_pyramid import figures
+from ilp_pyramid.figures import pyplot
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
@@ -25,12 +25,7 @@ TOWARDS = ((0, 1), (1, 0), (0, -1), (-1, 0))
 
 def figure(before: CubeState, after: CubeState, directions: dict[str, str] | None = None,
            title: str = ""):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.4))
+    fig, axes = pyplot().subplots(1, 2, figsize=(13, 5.4))
     _draw_net(axes[0], before, "before (given)")
     after_title = "after (solved)"
     if directions:
@@ -75,10 +70,4 @@ def _draw_net(ax, state: CubeState, title: str) -> None:
 
 def png_bytes(before: CubeState, after: CubeState, directions: dict[str, str] | None = None,
               title: str = "") -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = figure(before, after, directions, title)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    return figures.png_bytes(figure(before, after, directions, title))

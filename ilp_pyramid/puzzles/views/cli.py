@@ -143,14 +143,12 @@ def solve(
 
 
 def _write_png(path: Path, views: Views, placement, origin: str) -> None:
+    from ilp_pyramid.figures import save
     from ilp_pyramid.puzzles.views.render import png_bytes
 
     code = views.hex() or views.bits()
     title = f"views {code}" + (f" ({origin})" if origin else "")
-    try:
-        write_atomic(path, png_bytes(views, placement, title))
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror}")
+    save(path, png_bytes(views, placement, title))
 
 
 def _report(outcome, runner) -> None:

@@ -8,10 +8,10 @@ front-right of the grid sees it.
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 
+from ilp_pyramid import figures
+from ilp_pyramid.figures import pyplot
 from ilp_pyramid.puzzles.views.geometry import Views
 
 SET, CLEAR, EDGE = "#3b6ea5", "#eeeeee", "#333333"
@@ -21,11 +21,7 @@ TITLES = ("top (back row up)", "front", "side, from the right")
 
 def figure(views: Views, placement: np.ndarray, title: str = ""):
     """Three view panels, then a 3-D axes with one voxel per cube of `placement` [z, y, x]."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     n = views.n
     fig = plt.figure(figsize=(12, 3.6))
     grid = fig.add_gridspec(1, 4, width_ratios=[1, 1, 1, 1.6], wspace=0.25)
@@ -71,10 +67,4 @@ def _draw_view(ax, view: np.ndarray, title: str) -> None:
 
 
 def png_bytes(views: Views, placement: np.ndarray, title: str = "") -> bytes:
-    import matplotlib.pyplot as plt
-
-    fig = figure(views, placement, title)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return buffer.getvalue()
+    return figures.png_bytes(figure(views, placement, title))
