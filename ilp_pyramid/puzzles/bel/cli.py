@@ -202,7 +202,8 @@ def load_solution(path: Path) -> BelSolution:
 
 
 def verify(
-    file: Path = typer.Argument(..., help="Knuth's drawing or the solve --json object."),
+    file: Path = typer.Argument(..., help="Knuth's drawing, the solve --json object or a "
+                                          "--cubes-csv build list."),
     json_out: bool = Json,
 ) -> None:
     """Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is malformed."""

@@ -34,7 +34,7 @@ def figure(solution: BelSolution):
     us, vs = [c[0] for c in corners], [c[1] for c in corners]
     width = max(7.0, 1.05 * base + 2.5)
     top_height = width * (max(vs) - min(vs)) / (max(us) - min(us))
-    level_height = width * 0.8 * base / (n * n) + 0.3
+    level_height = min(width * 0.8 * base / (n * n), width * 0.35) + 0.3
     fig = plt.figure(figsize=(width, top_height + level_height + 0.9))
     grid = fig.add_gridspec(2, n, height_ratios=[top_height, level_height],
                             width_ratios=[2 * k + 1 for k in range(n)], hspace=0.05, wspace=0.15,
@@ -48,12 +48,17 @@ def figure(solution: BelSolution):
                 ncols=1 if n <= 4 else 2)
     for level in range(n):
         _draw_level(fig.add_subplot(grid[1, level]), solution, level)
-    fig.suptitle(f"Bel's Pyramid N={n}: {len(labels)} labels, "
-                 f"{n * (4 * n * n - 1) // 3} cubes, each used once", fontsize=12)
+    count = n * (4 * n * n - 1) // 3
+    fig.suptitle(f"Bel's Pyramid N={n}: {_plural(len(labels), 'label')}, "
+                 f"{_plural(count, 'cube')}, each used once", fontsize=12)
     fig.text(0.5, 0.015, "levels from the top; each cell: top = label facing z (Z line), "
              "right strip = facing x (Y line), bottom strip = facing y (X line)",
              ha="center", fontsize=8)
     return fig
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _draw_3d(ax, solution: BelSolution, camera: Camera) -> None:
