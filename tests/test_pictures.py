@@ -129,6 +129,12 @@ def test_html_holds_the_solution_and_plotly(n3):
     traces = plotly_traces(page)
     meshes = [t for t in traces if t["type"] == "mesh3d"]
     assert [t["name"] for t in meshes] == ["level 0 (h=2)", "level 1 (h=1)", "level 2 (h=0)"]
+    # plotly maps a hover text to the hovered vertex or, with face colours, to the hovered
+    # triangle: both indices must lead to the same cube's text
+    for mesh in meshes:
+        assert len(mesh["hovertext"]) == len(mesh["x"]) == len(mesh["i"])
+        for k, corner in enumerate(mesh["i"]):
+            assert mesh["hovertext"][k] == mesh["hovertext"][corner]
     # hovering any cube shows its cell, its three line labels and its orientation
     hover = {text for t in meshes for text in t["hovertext"]}
     for cell in pyramid(3).cells:

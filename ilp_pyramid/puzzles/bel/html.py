@@ -58,7 +58,10 @@ def figure(solution: BelSolution):
         mesh = {key: [] for key in ("x", "y", "z", "i", "j", "k", "facecolor", "hovertext")}
         for row in (r for r in rows if r["h"] == h):
             first = len(mesh["x"])
-            for corner in range(8):
+            # 12 vertices per cube (the 8 corners, then 4 unused copies), as many as its
+            # triangles: plotly maps a hover text to the vertex or, with per-face colours,
+            # to the triangle hovered; either index then points into the same cube's block.
+            for corner in [*range(8), 0, 1, 2, 3]:
                 dx, dy, dz = corner & 1, (corner >> 1) & 1, (corner >> 2) & 1
                 x = row["x"] + (GAP if not dx else 1 - GAP)
                 y = row["y"] + (GAP if not dy else 1 - GAP)
