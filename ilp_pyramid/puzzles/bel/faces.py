@@ -3,8 +3,9 @@ and one colour per label.
 
 Seen from above, the front (y = B-1 side) and the right (x = B-1 side), the step pyramid shows
 every line exactly once: each column's top face (its Z line), the front end of every X line
-and the right end of every Y line. None of these faces hides another, so a picture can draw
-them in any order, and each visible label is one line's label.
+and the right end of every Y line, so the picture shows the whole solution. Front and right
+faces are never hidden; a top face behind a taller step is partly hidden, and its label must
+go where it can be seen (render.Camera.label_point).
 """
 
 from __future__ import annotations
