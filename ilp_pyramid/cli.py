@@ -18,6 +18,7 @@ from ilp_pyramid.errors import InputError, Interrupted, SolverError
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
+from ilp_pyramid.puzzles.bel import pictures as bel_pictures
 from ilp_pyramid.puzzles.iq import cli as iq_cli
 from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
 from ilp_pyramid.puzzles.views import cli as views_cli
@@ -32,6 +33,7 @@ app = typer.Typer(
 
 app.command("solve")(bel.solve)
 app.command("verify")(bel.verify)
+app.command("render")(bel_pictures.render)
 app.command("export")(bel.export)
 app.command("read-solution")(bel.read_solution)
 app.command("models")(bel.models)

@@ -30,7 +30,8 @@ from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
-from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
+from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option("highs", "--solver", "-s",
@@ -126,6 +127,10 @@ def solve(
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+    png: Path = PngOpt,
+    html: Path = HtmlOpt,
+    cubes: bool = CubesOpt,
+    cubes_csv: Path = CubesCsvOpt,
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
@@ -145,7 +150,9 @@ def solve(
         check_method(method, repair)
         exact_only = {"--solver": solver != "highs", "--formulation": formulation != "counts",
                       "--card": card is not None, "--strategy": bool(strategy),
-                      "--threads": threads is not None}
+                      "--threads": threads is not None,
+                      "--png/--html/--cubes (use `render` on the -o file)":
+                          Pictures(png, html, cubes, cubes_csv).wanted()}
         given = [name for name, used in exact_only.items() if used]
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
@@ -162,14 +169,16 @@ def solve(
                       f"solver {solver}, formulation {formulation}")
     outcome = runner.run(n, solver, formulation, options, card=card,
                          strategies=chosen_strategies(strategy, solver))
-    report(outcome, json_out, output)
+    report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 
-def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
+def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
+           pictures: Pictures | None = None) -> None:
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
+    made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
-        print_json(outcome.to_json())
+        print_json({**outcome.to_json(), **made})
     else:
         rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
         console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
@@ -177,6 +186,8 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
         if outcome.solution is not None:
             console.print("verified: every cube of the set appears exactly once")
             console.print(outcome.solution.to_drawing(), end="", markup=False)
+            if pictures is not None:
+                pictures.show(made)
         elif outcome.status == runner.TIMEOUT:
             console.print(f"timeout: no solution within the time limit "
                           f"({outcome.solve_seconds:.1f} s)")
@@ -190,11 +201,14 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
 
 
 def load_solution(path: Path) -> BelSolution:
-    return load_input(path, parse_solution_text)
+    from ilp_pyramid.puzzles.bel.cubes import parse_any  # the build list CSV too
+
+    return load_input(path, parse_any)
 
 
 def verify(
-    file: Path = typer.Argument(..., help="Knuth's drawing or the solve --json object."),
+    file: Path = typer.Argument(..., help="Knuth's drawing, the solve --json object or a "
+                                          "--cubes-csv build list."),
     json_out: bool = Json,
 ) -> None:
     """Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is malformed."""

@@ -124,6 +124,9 @@ def solve_cmd(
                                 help="Also write the solved faces here, in the text format."),
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    png: Path = typer.Option(None, "--png", help="Write a picture of the six faces as a net, "
+                                                 "before and after, every digit turned its "
+                                                 "way (when solved)."),
 ) -> None:
     """Find a grid reachable by turning, verify it, and (with --moves) the turns to get there.
 
@@ -139,6 +142,8 @@ def solve_cmd(
         if outcome.solution.moves is not None:
             header += f"\nmoves: {format_moves(outcome.solution.moves)}"
         write_atomic(output, outcome.solution.target.to_text(header))
+    if outcome.solution is not None and png is not None:
+        _write_png(png, file, outcome.solution)
     if json_out:
         print_json(outcome.to_json())
     else:
@@ -147,6 +152,14 @@ def solve_cmd(
             console.print(f"wrote the solved faces to {output}", markup=False)
     if not outcome.solved:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+
+
+def _write_png(path: Path, file: Path, solution) -> None:
+    from ilp_pyramid.figures import save
+    from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
+
+    save(path, png_bytes(solution.given, solution.target, solution.directions,
+                         f"Sudoku Cube {file.name}"))
 
 
 def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> None:

@@ -110,6 +110,8 @@ def solve(
                                help="Cross-check the optimum with the exact branch and bound."),
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    png: Path = typer.Option(None, "--png", help="Write a picture: the three views beside "
+                                                 "the minimum placement as voxels."),
 ) -> None:
     """The fewest cubes showing the views, as layers and a 64-bit answer; or "unsolvable".
 
@@ -122,6 +124,8 @@ def solve(
     views, origin = load_views(spec, seed, top, front, side, n)
     options = solve_options(time_limit, threads, None, verbose and not json_out)
     outcome = runner.run(views, solver, options, check=check)
+    if png is not None and outcome.status == runner.SOLVED:
+        _write_png(png, views, outcome.placement, origin)
     if json_out:
         data = outcome.to_json()
         if origin:
@@ -136,6 +140,15 @@ def solve(
         raise typer.Exit(EXIT_TIMEOUT)
     if outcome.status != runner.SOLVED:
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def _write_png(path: Path, views: Views, placement, origin: str) -> None:
+    from ilp_pyramid.figures import save
+    from ilp_pyramid.puzzles.views.render import png_bytes
+
+    code = views.hex() or views.bits()
+    title = f"views {code}" + (f" ({origin})" if origin else "")
+    save(path, png_bytes(views, placement, title))
 
 
 def _report(outcome, runner) -> None:
