@@ -29,16 +29,17 @@ def _show(token: str) -> str:
     return repr(token if len(token) <= 40 else token[:37] + "...")
 
 
-def parse_int(token: str, what: str = "value") -> int:
-    """A decimal integer of at most MAX_DIGITS ASCII digits with an optional sign."""
+def parse_int(token: str, what: str = "value", noun: str = "an integer") -> int:
+    """A decimal integer of at most MAX_DIGITS ASCII digits with an optional sign;
+    otherwise InputError "<what>: '<token>' is not <noun>"."""
     if _INT.fullmatch(token) is None:
-        raise InputError(f"{what}: {_show(token)} is not an integer")
+        raise InputError(f"{what}: {_show(token)} is not {noun}")
     return int(token)
 
 
-def parse_ints(text: str, what: str = "value") -> list[int]:
+def parse_ints(text: str, what: str = "value", noun: str = "an integer") -> list[int]:
     """Whitespace-separated integers, each through parse_int."""
-    return [parse_int(token, what) for token in text.split()]
+    return [parse_int(token, what, noun) for token in text.split()]
 
 
 def parse_float(token: str, what: str = "value") -> float:

@@ -76,9 +76,10 @@ def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
     return list(DEFAULT_STRATEGIES.get(solver or "", []))
 
 
-def check_n(n: int) -> None:
+def check_n(n: int, where: str = "") -> None:
+    """The one range check for N, from the command line or read from a file (`where`)."""
     if not 1 <= n <= MAX_N:
-        fail(f"N must be between 1 and {MAX_N} (got {n})")
+        fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
 
 
 def check_solver(solver: str) -> None:
@@ -284,6 +285,7 @@ def read_solution(
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
     n, _formulation = kind
+    check_n(n, f"{model_file}: ")
     values = read_mip_values(solution_text)
     if not values:
         fail(f"{solution_file}: no values for the model's x_ variables found")
@@ -309,6 +311,7 @@ def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
         info = read_cnf_info(model_text)
     except InputError as exc:
         fail(f"{model_file}: {exc}")
+    check_n(info.n, f"{model_file}: ")
     try:
         status, literals = parse_certificate(solution_text)
     except InputError as exc:

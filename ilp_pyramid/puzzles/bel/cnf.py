@@ -39,6 +39,7 @@ from pysat.formula import CNF, IDPool
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.parsing import parse_ints
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
@@ -61,8 +62,10 @@ DEFAULT_CARD = "seqcounter"
 # Exactly-one over a line's 2N-1 labels: pairwise is the shortest and strongest for so few.
 LINE_CARD = "pairwise"
 
-_HEADER = re.compile(r"^c bel n=(\d+)\b(.*)$", re.MULTILINE)
-_X_COMMENT = re.compile(r"^c x (\d+) ([XYZ]) (\d+) (\d+) label (\d+)\s*$", re.MULTILINE)
+# Numbers of at most 18 ASCII digits (parsing.MAX_DIGITS), as everywhere input is read.
+_HEADER = re.compile(r"^c bel n=([0-9]{1,18})\b(.*)$", re.MULTILINE)
+_X_COMMENT = re.compile(r"^c x ([0-9]{1,18}) ([XYZ]) ([0-9]{1,18}) ([0-9]{1,18}) "
+                        r"label ([0-9]{1,18})\s*$", re.MULTILINE)
 
 
 @dataclass
@@ -340,11 +343,7 @@ def _status_word(word: str, number: int) -> str:
 
 
 def _literals(text: str, number: int) -> list[int]:
-    try:
-        return [int(token) for token in text.split()]
-    except ValueError:
-        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
-        raise InputError(f"line {number}: {bad!r} is not a literal") from None
+    return parse_ints(text, f"line {number}", "a literal")
 
 
 def decode_certificate(info: CnfInfo, literals: Iterable[int]) -> BelSolution:
