@@ -17,6 +17,7 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    check_memory,
     console,
     err_console,
     fail,
@@ -27,6 +28,7 @@ from ilp_pyramid.cli_common import (
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
 from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
@@ -80,6 +82,10 @@ def check_n(n: int, where: str = "") -> None:
     """The one range check for N, from the command line or read from a file (`where`)."""
     if not 1 <= n <= MAX_N:
         fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
+
+
+def check_model_memory(n: int, formulation: str, kind: str) -> None:
+    check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
 
 
 def check_solver(solver: str) -> None:
@@ -152,6 +158,7 @@ def solve(
     check_formulation(formulation, solver)
     check_card(card)
     check_strategies(strategy)
+    check_model_memory(n, formulation, backends.kind(solver))
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
@@ -231,6 +238,7 @@ def export(
     check_formulation(formulation)
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
+    check_model_memory(n, formulation, "mip")
     model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
     console.print(f"wrote {output}: {model.num_variables} variables, "
@@ -244,6 +252,7 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
+    check_model_memory(n, encoding, "sat")
     cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
     if strategies:
         runner.add_strategy_clauses(cnf, n, strategies)

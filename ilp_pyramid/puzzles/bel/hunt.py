@@ -28,6 +28,7 @@ from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
     Json,
     Seed,
+    cap_to_cores,
     console,
     err_console,
     fail,
@@ -342,7 +343,7 @@ def hunt(
     minutes: float = typer.Option(None, "--minutes", min=0.0,
                                   help="Stop after this many minutes (default: run until "
                                        "solved or interrupted)."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                              help="Searches to run (default: one per core, or every worker "
                                   "thread of --scheduler)."),
     scheduler: str = typer.Option(None, "--scheduler",
