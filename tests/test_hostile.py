@@ -123,7 +123,8 @@ def test_hostile_json_in_iq_given(cli, tmp_path, text):
 
 
 @pytest.mark.parametrize("cells", ['[{"0": 1}]', '[[0, Infinity]]', '[[0, 1e999]]', '"ab"',
-                                   '[[0, "1"]]', '[[0.5, 1]]', '[[true, 0]]', '[[0]]', "[[0, 0, 0]]"])
+                                   '[[0, "1"]]', '[[0.5, 1]]', '[[true, 0]]', '[[0]]',
+                                   "[[0, 0, 0]]"])
 def test_hostile_cells_in_iq_pieces(cli, tmp_path, cells):
     text = '[{"letter": "A", "cells": ' + cells + "}]"
     assert_input_error(cli("iq", "show", "triangle", "--pieces",
