@@ -15,6 +15,7 @@ ILP_PYRAMID_FUZZ_EXAMPLES overrides both.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import os
 import signal
@@ -105,7 +106,8 @@ json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
 json_value = st.recursive(json_leaf, lambda inner: st.one_of(
     st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=3), inner, max_size=4)),
     max_leaves=20)
-HOSTILE_JSON = ["Infinity", "-Infinity", "NaN", "1e999", "-1e999", "[" * 3000, "{" * 3000,
+HOSTILE_JSON = ["Infinity", "-Infinity", "NaN", "1e999", "-1e999", "[" * 100_000,
+                '{"a":' * 100_000,
                 "9" * 5000, '"\\ud800"', "1.7", "true", '"20342"', "[[[[[[[[[[[[]]]]]]]]]]]]"]
 raw_json = st.one_of(st.sampled_from(HOSTILE_JSON), json_value.map(json.dumps))
 
@@ -135,6 +137,21 @@ def mutated(draw, text: str, alphabet: str = string.printable) -> str:
         else:
             lines.insert(i, draw(st.text(alphabet, max_size=20)) + "\n")
     return "".join(lines)
+
+
+@st.composite
+def gzipped(draw, text: str) -> bytes:
+    """`text` gzipped, then maybe cut short or with a byte changed (or just gzip's magic)."""
+    data = gzip.compress(text.encode())
+    how = draw(st.sampled_from(["whole", "cut", "flip", "magic"]))
+    if how == "cut":
+        data = data[:draw(st.integers(0, len(data) - 1))]
+    elif how == "flip":
+        i = draw(st.integers(0, len(data) - 1))
+        data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1:]
+    elif how == "magic":
+        data = b"\x1f\x8b" + text.encode()
+    return data
 
 
 def written(directory: Path, name: str) -> Callable[[str | bytes], Path]:
@@ -167,7 +184,8 @@ def test_fuzz_bel_drawing(workdir, examples):
     texts = [(FIXTURES / "bel" / n).read_text() for n in BEL_FIXTURES[:2]]
     texts.append((FIXTURES / "bel" / "n3-reference-printout.txt").read_text())
     write = written(workdir, "drawing.txt")
-    strategy = st.one_of(st.sampled_from(texts).flatmap(mutated), st.text(max_size=200))
+    strategy = st.one_of(st.sampled_from(texts).flatmap(mutated), st.text(max_size=200),
+                         st.sampled_from(texts).flatmap(gzipped))
     fuzz(examples, strategy, lambda text: contract(run_cli("verify", write(text))))
 
 
@@ -210,9 +228,14 @@ def one_label_changed(draw) -> tuple[str, str]:
     i = draw(st.integers(0, len(rows) - 1))
     j = draw(st.integers(0, len(rows[i]) - 1))
     labels = 2 * solution.n - 1
+    form = draw(st.sampled_from(["drawing", "json", "json-type"]))
+    if form == "json-type":  # a label of another JSON type: never converted (issue 14, 3)
+        value = rows[i][j]
+        rows[i][j] = draw(st.sampled_from([value + 0.7, float(value), str(value), value == 1,
+                                           [value], None]))
+        return form, json.dumps(data)
     rows[i][j] = (rows[i][j] + draw(st.integers(1, labels - 1))) % labels
     altered = BelSolution(solution.n, data["Z"], data["X"], data["Y"])
-    form = draw(st.sampled_from(["drawing", "json"]))
     return form, altered.to_drawing() if form == "drawing" else json.dumps(altered.to_dict())
 
 
@@ -221,10 +244,13 @@ def test_fuzz_verify_never_accepts_an_altered_solution(workdir, examples):
     write = written(workdir, "altered.txt")
 
     def check(case):
-        _form, text = case
+        form, text = case
         result = run_cli("verify", write(text))
-        assert result.code == 1, (result.code, result.out[:300], result.err)
-        assert result.out.startswith("invalid")
+        if form == "json-type":
+            contract(result, codes=(2,))
+        else:
+            assert result.code == 1, (result.code, result.out[:300], result.err)
+            assert result.out.startswith("invalid")
 
     fuzz(examples, one_label_changed(), check)
 
@@ -267,7 +293,9 @@ def test_fuzz_mip_solution_values(workdir, exported, examples):
     def check(case):
         text, header = case
         model = lp if header is None else model_write(header + lp.read_text())
-        contract(run_cli("read-solution", model, write(text)))
+        result = contract(run_cli("read-solution", model, write(text), "--json"))
+        if result.code == 0:  # valid only for the model's own N (issue 14, 1: not for N=0)
+            assert json.loads(result.out)["n"] == 2
 
     strategy = st.tuples(st.one_of(mutated(good), st.text(max_size=300)), headers)
     fuzz(examples, strategy, check)
@@ -286,10 +314,20 @@ def test_fuzz_dimacs_certificates(workdir, exported, examples):
     ) + "v 0\n"
     assert run_cli("read-solution", cnf, written(workdir, "good.cert")(good)).code == 0
     write = written(workdir, "cert.txt")
-    strategy = st.one_of(mutated(good), st.text(max_size=300),
-                         st.lists(token, max_size=30).map(lambda ts: "v " + " ".join(ts)))
-    fuzz(examples, strategy,
-         lambda text: contract(run_cli("read-solution", cnf, write(text))))
+    model_write = written(workdir, "model.cnf")
+    certificates = st.one_of(mutated(good), st.text(max_size=300),
+                             st.lists(token, max_size=30).map(lambda ts: "v " + " ".join(ts)))
+    headers = st.one_of(st.just(None), token)
+
+    def check(case):
+        text, header = case
+        model = cnf if header is None else model_write(
+            cnf.read_text().replace("c bel n=2", f"c bel n={header}", 1))
+        result = contract(run_cli("read-solution", model, write(text), "--json"))
+        if result.code == 0:
+            assert json.loads(result.out)["n"] == 2
+
+    fuzz(examples, st.tuples(certificates, headers), check)
 
 
 # --- IQ: given boards (2-D, 3-D, JSON) and piece sets -----------------------------------------
