@@ -308,3 +308,15 @@ def test_verify_accepts_the_reference_printout(cli, tmp_path):
     assert cli("verify", _write(tmp_path / "p.txt", indented)).code == 0
     broken = fixture.read_text().replace("|  4  3  4  4  1 |", "|  4  3  4  4  4 |")
     assert cli("verify", _write(tmp_path / "b.txt", broken)).code == 1
+
+
+def test_a_file_beyond_the_largest_readable_n_is_refused(cli, tmp_path):
+    data = {"Z": [[0]] * 201, "X": [], "Y": []}
+    assert_input_error(cli("verify", _write(tmp_path / "big.json", json.dumps(data))), "N=101")
+
+
+def test_every_time_limit_is_finite(cli):
+    # --time-limit is checked by one callback for every command that takes it.
+    for args in (["iq", "solve", "triangle"], ["views", "solve", "0123456789ab"],
+                 ["sudoku-cube", "solve", "x.txt"]):
+        assert_input_error(cli(*args, "--time-limit", "inf"), "--time-limit")
