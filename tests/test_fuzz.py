@@ -365,6 +365,23 @@ def test_fuzz_iq_pieces(workdir, examples):
          lambda text: contract(run_cli("iq", "show", "triangle", "--pieces", write(text))))
 
 
+@pytest.mark.parametrize("examples", PROFILES)
+def test_fuzz_iq_boards(workdir, examples):
+    write = written(workdir, "board.txt")
+    names = st.one_of(st.sampled_from(["triangle", "RECTANGLE", " pyramid4 ", "pyramid0",
+                                       "pyramid13", "pyramid" + "9" * 5000, "pyramid²",
+                                       "pyramid٣", "pyramid-1"]),
+                      st.text(string.ascii_letters + string.digits, max_size=12))
+    files = st.text(".# \n\t", max_size=60).map(lambda text: ("file", text))
+
+    def check(case):
+        kind, value = case
+        board = write(value) if kind == "file" else value
+        contract(run_cli("iq", "show", board))
+
+    fuzz(examples, st.one_of(names.map(lambda name: ("name", name)), files), check)
+
+
 # --- Sudoku Cube: sticker files and moves ------------------------------------------------------
 
 @pytest.mark.parametrize("examples", PROFILES)
