@@ -42,20 +42,6 @@ def parse_ints(text: str, what: str = "value", noun: str = "an integer") -> list
     return [parse_int(token, what, noun) for token in text.split()]
 
 
-def parse_float(token: str, what: str = "value") -> float:
-    """A finite decimal number (no inf, nan, or digits beyond ASCII)."""
-    token = token.strip()
-    if not token.isascii() or len(token) > 64:
-        raise InputError(f"{what}: {_show(token)} is not a number")
-    try:
-        value = float(token)
-    except ValueError:
-        raise InputError(f"{what}: {_show(token)} is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(f"{what}: {_show(token)} is not a finite number")
-    return value
-
-
 def _reject_constant(name: str) -> Any:
     raise InputError(f"{name} is not allowed in JSON input (numbers must be finite)")
 
