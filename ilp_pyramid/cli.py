@@ -13,7 +13,7 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
 from ilp_pyramid import bench
-from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code = 0
     except click_exceptions.ClickException as exc:
-        message = exc.format_message().replace("\n", " ")
+        message = one_line(exc.format_message().replace("\n", " "))
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         print(f"error: {message}{hint}", file=sys.stderr)

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid.errors import one_line
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -88,7 +89,7 @@ def solve_options(time_limit: float | None, threads: int | None, seed: int | Non
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr and a non-zero exit; never a traceback."""
-    err_console.print(f"error: {message}", markup=False, soft_wrap=True)
+    err_console.print(f"error: {one_line(message)}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -48,7 +48,7 @@ def _writable_target(path: str | os.PathLike) -> Path:
     """
     target = Path(path)
     try:
-        if target.is_symlink():
+        if target.is_symlink() or ".." in target.parts:
             target = Path(os.path.realpath(target))
         mode = target.stat().st_mode
     except FileNotFoundError:
@@ -67,13 +67,15 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
     no permission) is an InputError naming it. The temp file is removed on every exit path
     Python sees (errors, KeyboardInterrupt, a signal handler's exception).
     """
+    data = encode(content, path)
+    try:  # parents first: only then do '..' and symlinks in the path resolve
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     target = _writable_target(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    data = encode(content, target)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:_TMP_PREFIX_CHARS]}.", suffix=".tmp",
-                                   dir=directory)
+                                   dir=target.parent)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
@@ -82,8 +84,10 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        # Checked again just before the rename: never rename over a non-regular file.
-        _writable_target(target)
+        # Checked again just before the rename: never rename over a non-regular file, nor
+        # over a symlink that appeared meanwhile.
+        if _writable_target(path) != target:
+            raise InputError(f"cannot write {path}: it changed while being written")
         os.replace(tmp, target)
     except OSError as exc:
         _remove(tmp)

@@ -320,3 +320,21 @@ def test_every_time_limit_is_finite(cli):
     for args in (["iq", "solve", "triangle"], ["views", "solve", "0123456789ab"],
                  ["sudoku-cube", "solve", "x.txt"]):
         assert_input_error(cli(*args, "--time-limit", "inf"), "--time-limit")
+
+
+# --- found by the fuzz module -------------------------------------------------------------------
+
+def test_an_error_quoting_a_line_break_stays_one_line(cli, tmp_path):
+    given = _write(tmp_path / "g.json", '{"\\u0085": null}')
+    assert_input_error(cli("iq", "show", "pyramid5", "--given", given), "\\x85")
+    assert_input_error(cli("verify", tmp_path / "no\nsuch\u2028file"), "cannot read")
+
+
+def test_a_symlink_reached_through_dot_dot_is_written_through(cli, tmp_path):
+    state = FIXTURES / "sudoku_cube" / "centre-ones-turned.txt"
+    (tmp_path / "afile").write_text("keep\n")
+    (tmp_path / "link").symlink_to(tmp_path / "afile")
+    result = cli("sudoku-cube", "apply", state, "R", "-o", tmp_path / "new" / ".." / "link")
+    assert result.code == 0, result.err
+    assert (tmp_path / "link").is_symlink()
+    assert (tmp_path / "afile").read_text().startswith("#")
