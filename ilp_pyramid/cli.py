@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover
 
 from ilp_pyramid import cli_common
 from ilp_pyramid.bench import cli as bench_cli
-from ilp_pyramid.errors import InputError, Interrupted, SolverError
+from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code = 0
     except click_exceptions.ClickException as exc:
-        message = exc.format_message().replace("\n", " ")
+        message = one_line(exc.format_message().replace("\n", " "))
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         print(f"error: {message}{hint}", file=sys.stderr)

@@ -17,6 +17,7 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    check_memory,
     console,
     err_console,
     fail,
@@ -28,6 +29,7 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
 from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
@@ -89,9 +91,14 @@ def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
     return list(DEFAULT_STRATEGIES.get(solver or "", []))
 
 
-def check_n(n: int) -> None:
+def check_n(n: int, where: str = "") -> None:
+    """The one range check for N, from the command line or read from a file (`where`)."""
     if not 1 <= n <= MAX_N:
-        fail(f"N must be between 1 and {MAX_N} (got {n})")
+        fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
+
+
+def check_model_memory(n: int, formulation: str, kind: str) -> None:
+    check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
 
 
 def check_solver(solver: str) -> None:
@@ -174,6 +181,7 @@ def solve(
     check_formulation(formulation, solver)
     check_card(card)
     check_strategies(strategy)
+    check_model_memory(n, formulation, backends.kind(solver))
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
@@ -266,6 +274,7 @@ def export(
     check_formulation(formulation)
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
+    check_model_memory(n, formulation, "mip")
     model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
     report_written({"n": n, "path": str(output), "format": fmt, "formulation": formulation,
@@ -290,6 +299,7 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
+    check_model_memory(n, encoding, "sat")
     cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     report_written({"n": n, "path": str(output), "format": "cnf", "encoding": cnf.encoding,
@@ -326,6 +336,7 @@ def read_solution(
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
     n, _formulation = kind
+    check_n(n, f"{model_file}: ")
     values = read_mip_values(solution_text)
     if not values:
         fail(f"{solution_file}: no values for the model's x_ variables found")
@@ -346,6 +357,7 @@ def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
         info = read_cnf_info(model_text)
     except InputError as exc:
         fail(f"{model_file}: {exc}")
+    check_n(info.n, f"{model_file}: ")
     try:
         status, literals = parse_certificate(solution_text)
     except InputError as exc:

@@ -65,7 +65,7 @@ def symmetric_digits(values: list[str] | None) -> frozenset[int]:
     digits = {1}
     for value in values or []:
         for part in value.replace(",", " ").split():
-            if not (part.isdigit() and 1 <= int(part) <= 9):
+            if not (part.isascii() and part.isdigit() and 1 <= int(part) <= 9):
                 fail(f"--symmetric takes digits 1-9 (got {part!r})")
             digits.add(int(part))
     return frozenset(digits)
