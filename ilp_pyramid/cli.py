@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import signal
 import sys
+import threading
+import time
 
 import typer
 
@@ -12,41 +16,173 @@ try:  # Typer >= 0.20 vendors click; older ones depend on it.
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
-from ilp_pyramid import bench
-from ilp_pyramid.errors import InputError, SolverError
-from ilp_pyramid.puzzles.bel import cli as bel
-from ilp_pyramid.puzzles.bel import hunt as bel_hunt
-from ilp_pyramid.puzzles.bel import info as bel_info
-from ilp_pyramid.puzzles.iq import cli as iq_cli
-from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
-from ilp_pyramid.puzzles.views import cli as views_cli
+from ilp_pyramid.errors import InputError, SolverError, Terminated
 
-app = typer.Typer(
-    name="ilp-pyramid",
-    help="Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-)
+HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
 
-app.command("solve")(bel.solve)
-app.command("verify")(bel.verify)
-app.command("export")(bel.export)
-app.command("read-solution")(bel.read_solution)
-app.command("models")(bel.models)
-app.command("strategies")(bel_info.strategies)
-app.command("info")(bel_info.info)
-app.command("bench")(bench.bench)
-app.command("hunt")(bel_hunt.hunt)
-app.add_typer(views_cli.app, name="views")
-app.add_typer(iq_cli.app, name="iq")
-app.add_typer(sudoku_cli.app, name="sudoku-cube")
+# Command name -> (module, function); group name -> (module, Typer app). Modules are imported
+# only for the command that runs: `solve 3` need not load the benchmark, Dask or the other
+# puzzles (whole-process time is what a user measures).
+COMMANDS = {
+    "solve": ("ilp_pyramid.puzzles.bel.cli", "solve"),
+    "verify": ("ilp_pyramid.puzzles.bel.cli", "verify"),
+    "export": ("ilp_pyramid.puzzles.bel.cli", "export"),
+    "read-solution": ("ilp_pyramid.puzzles.bel.cli", "read_solution"),
+    "models": ("ilp_pyramid.puzzles.bel.cli", "models"),
+    "strategies": ("ilp_pyramid.puzzles.bel.info", "strategies"),
+    "info": ("ilp_pyramid.puzzles.bel.info", "info"),
+    "bench": ("ilp_pyramid.bench", "bench"),
+    "hunt": ("ilp_pyramid.puzzles.bel.hunt", "hunt"),
+}
+GROUPS = {
+    "views": ("ilp_pyramid.puzzles.views.cli", "app"),
+    "iq": ("ilp_pyramid.puzzles.iq.cli", "app"),
+    "sudoku-cube": ("ilp_pyramid.puzzles.sudoku_cube.cli", "app"),
+}
+
+
+def _load(module: str, name: str):
+    return getattr(importlib.import_module(module), name)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command tree: every command, or just `only` (same paths, same help)."""
+    app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
+                      pretty_exceptions_enable=False, add_completion=False)
+    for name, (module, attr) in COMMANDS.items():
+        if only in (None, name):
+            app.command(name)(_load(module, attr))
+    for name, (module, attr) in GROUPS.items():
+        if only in (None, name):
+            app.add_typer(_load(module, attr), name=name)
+    if only is not None:
+        # A Typer with one command and no callback would *be* that command (no name to type).
+        app.callback()(lambda: None)
+    return app
+
+
+def __getattr__(name: str):
+    if name == "app":  # the full tree, for tools that want the Typer object
+        return build_app()
+    raise AttributeError(name)
+
+
+# Cleanup after a signal (finally blocks, pools, clusters) gets this long; then the watchdog
+# kills what is left and exits, so every command stops within the 2 s the CLI promises.
+GRACE_SECONDS = 1.5
+_SIGNALS = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
+_state: dict = {"pid": 0, "said": False, "caught": None, "pipe": None}
+_said = threading.Lock()
+
+
+def _on_signal(signum, frame) -> None:
+    if os.getpid() != _state["pid"]:
+        # A forked worker inherited this handler: die of the signal as it would have.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    _state["caught"] = _SIGNALS[signum]
+    for sig in _SIGNALS:  # a second Ctrl-C during cleanup must not print a traceback
+        signal.signal(sig, signal.SIG_IGN)
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
+def _watchdog(reader: int) -> None:
+    """Wakes on the signal byte the C-level handler writes, even while the main thread is
+    stuck in a solver's C code (where no Python handler can run); gives the main thread
+    GRACE_SECONDS to clean up, then ends the process itself."""
+    while True:
+        data = os.read(reader, 64)
+        caught = [_SIGNALS[b] for b in data if b in _SIGNALS]
+        if caught:
+            time.sleep(GRACE_SECONDS)
+            _interrupted(*caught[0])
+            os._exit(caught[0][1])
+
+
+def _forget_wakeup_fd() -> None:
+    # A forked child must not wake the parent's watchdog with its own signals.
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:  # pragma: no cover - forked from a thread other than the main one
+        pass
+
+
+def install_signal_handlers() -> dict:
+    """SIGINT raises KeyboardInterrupt and SIGTERM Terminated in the main thread, so cleanup
+    runs as for any exception, and the watchdog stands by; returns what to restore."""
+    _state.update(pid=os.getpid(), said=False, caught=None)
+    if _state["pipe"] is None:
+        reader, writer = os.pipe()
+        os.set_blocking(writer, False)
+        _state["pipe"] = writer
+        threading.Thread(target=_watchdog, args=(reader,), daemon=True,
+                         name="signal-watchdog").start()
+        os.register_at_fork(after_in_child=_forget_wakeup_fd)
+    previous: dict = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    if previous[signal.SIGINT] is not signal.SIG_IGN:  # e.g. started with nohup ... &
+        signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    previous["wakeup"] = signal.set_wakeup_fd(_state["pipe"], warn_on_full_buffer=False)
+    return previous
+
+
+def kill_descendants() -> None:
+    """SIGKILL every process below this one (Linux /proc): no child outlives an interrupt."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - not Linux
+        return
+    parent_of = {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the ppid follows the last ')'.
+        parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        pid = frontier.pop()
+        children = [child for child, parent in parent_of.items() if parent == pid]
+        found += children
+        frontier += children
+    for pid in found:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+
+
+def _interrupted(message: str, code: int) -> int:
+    """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
+    kill_descendants()
+    with _said:
+        if not _state["said"]:
+            _state["said"] = True
+            print(f"error: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def _chosen(argv: list[str]) -> str | None:
+    first = argv[0] if argv else None
+    return first if first in COMMANDS or first in GROUPS else None
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: every failure becomes one line on stderr and an exit code, never a traceback."""
+    """Entry point: every failure becomes one line on stderr and an exit code, never a traceback.
+
+    SIGINT exits 130 and SIGTERM 143, within 2 s, after stopping every child process.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = install_signal_handlers() if in_main_thread else {}
     try:
-        code = app(args=argv, prog_name="ilp-pyramid", standalone_mode=False)
+        app = build_app(_chosen(args))
+        code = app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
         exc.show()
         code = 0
@@ -57,14 +193,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {message}{hint}", file=sys.stderr)
         code = exc.exit_code
     except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
-        print("error: interrupted", file=sys.stderr)
-        code = 130
+        code = _interrupted("interrupted", 130)
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        code = 130
+        code = _interrupted("interrupted", 130)
+    except Terminated:
+        code = _interrupted("terminated", Terminated.exit_code)
     except MemoryError:
         print("error: out of memory", file=sys.stderr)
         code = 1
@@ -73,4 +209,11 @@ def main(argv: list[str] | None = None) -> None:
             raise
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         code = 1
+    finally:
+        if _state["caught"] is not None:  # Typer turns KeyboardInterrupt into Exit(130)
+            code = _interrupted(*_state["caught"])
+        if argv is not None and previous:  # called in-process (tests): give the caller its handlers back
+            signal.set_wakeup_fd(previous.pop("wakeup", -1))
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     sys.exit(code if isinstance(code, int) else 0)
