@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if _state["caught"] is not None:  # Typer turns KeyboardInterrupt into Exit(130)
             code = _interrupted(*_state["caught"])
-        if argv is not None and previous:  # called in-process (tests): give the caller its handlers back
+        if argv is not None and previous:  # in-process (tests): give the caller its handlers
             signal.set_wakeup_fd(previous.pop("wakeup", -1))
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
