@@ -69,7 +69,7 @@ def __getattr__(name: str):
 
 # Cleanup after a signal (finally blocks, pools, clusters) gets this long; then the watchdog
 # kills what is left and exits, so every command stops within the 2 s the CLI promises.
-GRACE_SECONDS = 1.5
+GRACE_SECONDS = 1.2
 _SIGNALS = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
 _state: dict = {"pid": 0, "said": False, "caught": None, "pipe": None}
 _said = threading.Lock()
