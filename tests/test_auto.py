@@ -88,3 +88,12 @@ def test_progress_line_shows_the_engines_measure():
     with status:
         status.update({"conflicts": 5000})
     assert status.text().startswith("N=4 exact:highs") and "5,000 conflicts" in status.text()
+
+
+def test_sudoku_cube_solve_names_its_default_engine(cli, tmp_path):
+    path = tmp_path / "cube.txt"
+    assert cli("sudoku-cube", "generate", "--seed", 7, "-o", path).code == 0
+    data = json.loads(cli("sudoku-cube", "solve", path, "--json").out)
+    assert data["solved"] is True and data["engine"] == "mip:highs"
+    cbc = json.loads(cli("sudoku-cube", "solve", path, "--solver", "cbc", "--json").out)
+    assert cbc["engine"] == "mip:cbc"
