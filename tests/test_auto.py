@@ -40,7 +40,15 @@ def test_derive_takes_the_lowest_median_among_engines_that_always_solved():
         {"n": 3, "engine": "lns+sat", "status": "timeout", "cpu": 60.0},
         {"n": 4, "engine": "lns+sat", "status": "solved", "cpu": 2.0},
     ]
-    assert auto.derive(rows) == {3: "exact:kissat", 4: "lns+sat"}
+    assert auto.derive(rows, "cpu") == {3: "exact:kissat", 4: "lns+sat"}
+
+
+def test_derive_prefers_the_mip_engine_when_it_is_as_fast():
+    rows = [{"n": 2, "engine": "exact:kissat", "status": "solved", "wall": 1.00},
+            {"n": 2, "engine": "exact:highs", "status": "solved", "wall": 1.05},
+            {"n": 3, "engine": "exact:kissat", "status": "solved", "wall": 1.00},
+            {"n": 3, "engine": "exact:highs", "status": "solved", "wall": 1.50}]
+    assert auto.derive(rows, "wall", tie=0.10) == {2: "exact:highs", 3: "exact:kissat"}
 
 
 def test_table_text_names_every_n_and_what_happens_beyond(monkeypatch):

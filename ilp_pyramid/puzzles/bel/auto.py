@@ -28,6 +28,10 @@ CHOICES: dict[int, str] = {1: "exact:kissat", 2: "exact:kissat", 3: "exact:kissa
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
 CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mip", "lns+dlx")
+# Engines whose medians differ by less than TIE are equally fast (the spread between repeats
+# is larger); the one earlier here is chosen: the MIP solver where it is competitive.
+PREFERENCE = ("exact:highs", "lns+mip", "exact:kissat", "exact:cadical", "lns+sat", "lns+dlx")
+TIE = 0.10
 RESULTS_FILE = Path("docs") / "auto_results.json"
 
 
@@ -146,20 +150,27 @@ def measure(ns: list[int], engines: list[str], repeat: int, time_limit: float) -
     return rows
 
 
-def derive(rows: list[dict], key: str = "cpu") -> dict[int, str]:
-    """Per N, the engine with the lowest median `key` among those that solved every repeat."""
+def derive(rows: list[dict], key: str = "wall", tie: float = TIE) -> dict[int, str]:
+    """Per N, among the engines that solved every repeat, the lowest median `key`; an engine
+    within `tie` of it that comes earlier in PREFERENCE (the MIP ones first) wins instead."""
     import statistics
 
-    best: dict[int, tuple[float, str]] = {}
+    table = {}
     for n in sorted({row["n"] for row in rows}):
-        for engine in sorted({row["engine"] for row in rows if row["n"] == n}):
+        medians = {}
+        for engine in {row["engine"] for row in rows if row["n"] == n}:
             mine = [row for row in rows if row["n"] == n and row["engine"] == engine]
-            if any(row["status"] != "solved" for row in mine):
-                continue
-            median = statistics.median(row[key] for row in mine)
-            if n not in best or median < best[n][0]:
-                best[n] = (median, engine)
-    return {n: engine for n, (_, engine) in best.items()}
+            if all(row["status"] == "solved" for row in mine):
+                medians[engine] = statistics.median(row[key] for row in mine)
+        if medians:
+            best = min(medians.values())
+            close = [e for e, m in medians.items() if m <= best * (1.0 + tie)]
+            table[n] = min(close, key=_preference)
+    return table
+
+
+def _preference(engine: str) -> tuple[int, str]:
+    return (PREFERENCE.index(engine) if engine in PREFERENCE else len(PREFERENCE), engine)
 
 
 def _main(argv: list[str]) -> int:
