@@ -16,29 +16,29 @@ try:  # Typer >= 0.20 vendors click; older ones depend on it.
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
-from ilp_pyramid.errors import InputError, SolverError, Terminated
+from ilp_pyramid import cli_common
+from ilp_pyramid.errors import InputError, Interrupted, SolverError
 
 HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
 
-# Command name -> (module, function); group name -> (module, Typer app). Modules are imported
-# only for the command that runs: `solve 3` need not load the benchmark, Dask or the other
-# puzzles (whole-process time is what a user measures).
-COMMANDS = {
-    "solve": ("ilp_pyramid.puzzles.bel.cli", "solve"),
-    "verify": ("ilp_pyramid.puzzles.bel.cli", "verify"),
-    "export": ("ilp_pyramid.puzzles.bel.cli", "export"),
-    "read-solution": ("ilp_pyramid.puzzles.bel.cli", "read_solution"),
-    "models": ("ilp_pyramid.puzzles.bel.cli", "models"),
-    "strategies": ("ilp_pyramid.puzzles.bel.info", "strategies"),
-    "info": ("ilp_pyramid.puzzles.bel.info", "info"),
-    "bench": ("ilp_pyramid.bench", "bench"),
-    "hunt": ("ilp_pyramid.puzzles.bel.hunt", "hunt"),
-}
-GROUPS = {
-    "views": ("ilp_pyramid.puzzles.views.cli", "app"),
-    "iq": ("ilp_pyramid.puzzles.iq.cli", "app"),
-    "sudoku-cube": ("ilp_pyramid.puzzles.sudoku_cube.cli", "app"),
-}
+# (name, module, attribute, is a group) in help order. Modules are imported only for the
+# command that runs: `solve 3` need not load the benchmark, Dask, plotting or the other puzzles
+# (whole-process time is what a user measures).
+ENTRIES = (
+    ("solve", "ilp_pyramid.puzzles.bel.cli", "solve", False),
+    ("verify", "ilp_pyramid.puzzles.bel.cli", "verify", False),
+    ("render", "ilp_pyramid.puzzles.bel.pictures", "render", False),
+    ("export", "ilp_pyramid.puzzles.bel.cli", "export", False),
+    ("read-solution", "ilp_pyramid.puzzles.bel.cli", "read_solution", False),
+    ("models", "ilp_pyramid.puzzles.bel.cli", "models", False),
+    ("strategies", "ilp_pyramid.puzzles.bel.info", "strategies", False),
+    ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
+    ("bench", "ilp_pyramid.bench.cli", "app", True),
+    ("hunt", "ilp_pyramid.puzzles.bel.hunt", "hunt", False),
+    ("views", "ilp_pyramid.puzzles.views.cli", "app", True),
+    ("iq", "ilp_pyramid.puzzles.iq.cli", "app", True),
+    ("sudoku-cube", "ilp_pyramid.puzzles.sudoku_cube.cli", "app", True),
+)
 
 
 def _load(module: str, name: str):
@@ -49,12 +49,13 @@ def build_app(only: str | None = None) -> typer.Typer:
     """The command tree: every command, or just `only` (same paths, same help)."""
     app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
                       pretty_exceptions_enable=False, add_completion=False)
-    for name, (module, attr) in COMMANDS.items():
-        if only in (None, name):
-            app.command(name)(_load(module, attr))
-    for name, (module, attr) in GROUPS.items():
-        if only in (None, name):
+    for name, module, attr, group in ENTRIES:
+        if only not in (None, name):
+            continue
+        if group:
             app.add_typer(_load(module, attr), name=name)
+        else:
+            app.command(name)(_load(module, attr))
     if only is not None:
         # A Typer with one command and no callback would *be* that command (no name to type).
         app.callback()(lambda: None)
@@ -70,7 +71,8 @@ def __getattr__(name: str):
 # Cleanup after a signal (finally blocks, pools, clusters) gets this long; then the watchdog
 # kills what is left and exits, so every command stops within the 2 s the CLI promises.
 GRACE_SECONDS = 1.2
-_SIGNALS = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
+_SIGNALS = {signal.SIGINT: ("interrupted", 130),
+            signal.SIGTERM: ("interrupted (SIGTERM)", 143)}
 _state: dict = {"pid": 0, "said": False, "caught": None, "pipe": None}
 _said = threading.Lock()
 
@@ -84,7 +86,7 @@ def _on_signal(signum, frame) -> None:
     _state["caught"] = _SIGNALS[signum]
     for sig in _SIGNALS:  # a second Ctrl-C during cleanup must not print a traceback
         signal.signal(sig, signal.SIG_IGN)
-    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+    raise Interrupted(signum)
 
 
 def _watchdog(reader: int) -> None:
@@ -109,7 +111,7 @@ def _forget_wakeup_fd() -> None:
 
 
 def install_signal_handlers() -> dict:
-    """SIGINT raises KeyboardInterrupt and SIGTERM Terminated in the main thread, so cleanup
+    """SIGINT and SIGTERM raise errors.Interrupted in the main thread, so cleanup
     runs as for any exception, and the watchdog stands by; returns what to restore."""
     _state.update(pid=os.getpid(), said=False, caught=None)
     if _state["pipe"] is None:
@@ -161,7 +163,7 @@ def _interrupted(message: str, code: int) -> int:
     """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
     kill_descendants()
     with _said:
-        if not _state["said"]:
+        if not _state["said"] and not cli_common.reported:  # a command may have said it
             _state["said"] = True
             print(f"error: {message}", file=sys.stderr, flush=True)
     return code
@@ -169,7 +171,20 @@ def _interrupted(message: str, code: int) -> int:
 
 def _chosen(argv: list[str]) -> str | None:
     first = argv[0] if argv else None
-    return first if first in COMMANDS or first in GROUPS else None
+    return first if any(first == entry[0] for entry in ENTRIES) else None
+
+
+def _signal_seen(code: object) -> tuple[str, int] | None:
+    """The signal that stopped the command, if one did: ours, or a backend's own handler's
+    (Typer turns any KeyboardInterrupt into a bare exit code 130)."""
+    if _state["caught"] is not None:
+        return _state["caught"]
+    process = sys.modules.get("ilp_pyramid.backends.process")
+    if code == 130 and process is not None and process.last_signal in _SIGNALS:
+        return _SIGNALS[process.last_signal]
+    if code == 130:
+        return _SIGNALS[signal.SIGINT]
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -180,6 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = install_signal_handlers() if in_main_thread else {}
+    code: object = 1
     try:
         app = build_app(_chosen(args))
         code = app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
@@ -197,10 +213,9 @@ def main(argv: list[str] | None = None) -> None:
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
-    except KeyboardInterrupt:
-        code = _interrupted("interrupted", 130)
-    except Terminated:
-        code = _interrupted("terminated", Terminated.exit_code)
+    except KeyboardInterrupt as exc:  # errors.Interrupted carries 143 for SIGTERM
+        code = getattr(exc, "exit_code", 130)
+        code = _interrupted(_SIGNALS.get(code - 128, _SIGNALS[signal.SIGINT])[0], code)
     except MemoryError:
         print("error: out of memory", file=sys.stderr)
         code = 1
@@ -210,8 +225,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         code = 1
     finally:
-        if _state["caught"] is not None:  # Typer turns KeyboardInterrupt into Exit(130)
-            code = _interrupted(*_state["caught"])
+        seen = _signal_seen(code)
+        if seen is not None:
+            code = _interrupted(*seen)
         if argv is not None and previous:  # in-process (tests): give the caller its handlers
             signal.set_wakeup_fd(previous.pop("wakeup", -1))
             for sig, handler in previous.items():

@@ -13,10 +13,15 @@ class SolverError(Exception):
     exit_code = 1
 
 
-class Terminated(BaseException):  # noqa: N818 - named after the signal, like KeyboardInterrupt
-    """SIGTERM arrived: raised by the CLI's handler so `finally` blocks stop children, exit 143.
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived while a backend ran (see `backends.process.interruptible`).
 
-    A BaseException, like KeyboardInterrupt, so no `except Exception` swallows it.
+    Every backend stops its solver and child processes, then lets this propagate. It is a
+    KeyboardInterrupt, so code that handles Ctrl-C handles SIGTERM the same way; `exit_code`
+    is the shell's convention, 128 + signal (130 for SIGINT, 143 for SIGTERM).
     """
 
-    exit_code = 143
+    def __init__(self, signum: int = 2) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.exit_code = 128 + signum

@@ -2,8 +2,9 @@
 
 It appears only after `delay` seconds (short runs print nothing extra), only when stderr is a
 terminal, and never with --json. Solvers report through `update(info)`, a callback taking a
-dict: MIP {"incumbent", "bound", "nodes"}, SAT {"conflicts"}, local search {"best"}; unknown
-keys are shown as they are.
+dict (backends.base.Progress): MIP {"incumbent", "bound", "nodes"}, SAT {"conflicts"} where
+the solver gives them, local search {"best"}; "elapsed" is ignored, unknown keys are shown as
+they are.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ LABELS = {"best": "best {} repeated cubes", "incumbent": "incumbent {}", "bound"
           "gap": "gap {}", "nodes": "{} nodes", "conflicts": "{} conflicts"}
 
 
+SHOWN_ANYWAY = {"elapsed"}  # the line has its own clock
+
+
 def describe(info: dict[str, Any]) -> str:
     """The measure part of the line, e.g. 'incumbent 3  bound 0  1,200 nodes'."""
     parts = []
@@ -24,7 +28,7 @@ def describe(info: dict[str, Any]) -> str:
         if info.get(key) is not None:
             parts.append(template.format(_number(info[key])))
     parts += [f"{key} {_number(value)}" for key, value in info.items()
-              if key not in LABELS and value is not None]
+              if key not in LABELS and key not in SHOWN_ANYWAY and value is not None]
     return "  ".join(parts)
 
 

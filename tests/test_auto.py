@@ -89,7 +89,8 @@ def test_beyond_the_table_the_hybrid_search_stops_at_the_time_limit(cli):
 
 
 def test_progress_line_shows_the_engines_measure():
-    line = describe({"incumbent": 3.0, "bound": 0.0, "nodes": 1200, "phase": "dive"})
+    line = describe({"elapsed": 2.5, "incumbent": 3.0, "bound": 0.0, "nodes": 1200,
+                     "phase": "dive"})
     assert line == "incumbent 3  bound 0  1,200 nodes  phase dive"
     assert describe({"best": 2}) == "best 2 repeated cubes"
     status = LiveStatus("N=4 exact:highs", enabled=False)

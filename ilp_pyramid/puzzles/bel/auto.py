@@ -102,7 +102,7 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
         console.print(f"--method auto: engine {engine.name} for N={n} ({table_text()})")
         run_lns_command(n, engine.solver, time_limit, seed, output, json_out)
         return
-    from ilp_pyramid.fileio import write_atomic
+    from ilp_pyramid.formats.fileio import write_atomic
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
 
     outcome = solve_lns(n, engine.solver, time_limit=time_limit, seed=seed)
@@ -193,7 +193,7 @@ def _main(argv: list[str]) -> int:
     ns = list(range(int(low), int(high or low) + 1))
     rows = measure(ns, args.engines.split(","), args.repeat, args.time_limit)
     table = derive(rows, args.key)
-    from ilp_pyramid.fileio import write_atomic
+    from ilp_pyramid.formats.fileio import write_atomic
 
     write_atomic(args.output, json.dumps({"key": args.key, "repeat": args.repeat,
                                           "time_limit": args.time_limit, "choices": table,

@@ -23,7 +23,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.iq import solve as iq_solve
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.given import read_given
@@ -86,7 +86,8 @@ def solve(
     given: Path = GivenOpt,
     solver: str = typer.Option("highs", "--solver", "-s",
                                help="highs | cbc (MIP) | sat (python-sat; or a SAT solver name "
-                                    "such as cadical) | dlx (exact cover, the fastest)."),
+                                    "such as cadical) | dlx (exact cover, the fastest) | cpsat "
+                                    "(OR-Tools CP-SAT on the exact cover, extra [cpsat])."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
@@ -205,7 +206,7 @@ def export(
     json_out: bool = Json,
 ) -> None:
     """Write the exact-cover model of BOARD as an LP or MPS file (one binary per placement)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.iq.model import build_model
 
     chosen = (fmt or format_from_name(str(output)) or "").lower()

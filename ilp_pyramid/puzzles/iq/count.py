@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ilp_pyramid.exact_cover import count_exact_cover
+from ilp_pyramid.backends.exact_cover import count_exact_cover
 from ilp_pyramid.puzzles.iq.model import Instance
 
 
