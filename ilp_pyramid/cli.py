@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import signal
@@ -129,12 +130,12 @@ def install_signal_handlers() -> dict:
     return previous
 
 
-def kill_descendants() -> None:
-    """SIGKILL every process below this one (Linux /proc): no child outlives an interrupt."""
+def _descendants() -> list[int]:
+    """Every process below this one, parents before their children (Linux /proc)."""
     try:
         entries = os.listdir("/proc")
     except OSError:  # pragma: no cover - not Linux
-        return
+        return []
     parent_of = {}
     for entry in entries:
         if not entry.isdigit():
@@ -148,15 +149,27 @@ def kill_descendants() -> None:
         parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
     found, frontier = [], [os.getpid()]
     while frontier:
-        pid = frontier.pop()
-        children = [child for child, parent in parent_of.items() if parent == pid]
+        children = [child for child, parent in parent_of.items() if parent in frontier]
         found += children
-        frontier += children
-    for pid in found:
-        try:
+        frontier = children
+    return found
+
+
+def kill_descendants() -> None:
+    """No child outlives an interrupt: freeze every descendant first (a frozen parent cannot
+    start a replacement, as a Dask nanny would), then SIGKILL them all."""
+    frozen: list[int] = []
+    for _ in range(5):
+        new = [pid for pid in _descendants() if pid not in frozen]
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen += new
+    for pid in frozen:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            continue
 
 
 def _interrupted(message: str, code: int) -> int:

@@ -37,6 +37,13 @@ def session_members(sid: int) -> list[int]:
     return members
 
 
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120]
+    except OSError:
+        return str(pid)
+
+
 def has_children(pid: int) -> bool:
     return any(p != pid for p in session_members(pid))
 
@@ -64,11 +71,16 @@ def interrupt(child: subprocess.Popen, signum: int) -> tuple[int, float, str]:
     try:
         child.wait(timeout=10)
     finally:
+        # A process SIGKILLed at the end may still be tearing down its memory: let it finish.
+        end = time.monotonic() + 1.0
+        while session_members(child.pid) and time.monotonic() < end:
+            time.sleep(0.05)
         left = session_members(child.pid)
+        names = [_command(pid) for pid in left]
         for pid in left:  # never leave the test's own mess behind
             os.kill(pid, signal.SIGKILL)
     seconds = time.monotonic() - sent
-    assert left == [], f"processes left behind: {left}"
+    assert left == [], f"processes left behind: {names}"
     return child.returncode, seconds, child.stderr.read().decode()
 
 
