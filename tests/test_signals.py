@@ -89,7 +89,7 @@ def check(child: subprocess.Popen, signum: int) -> None:
     assert code == EXIT[signum], err
     assert seconds < 2.0
     lines = err.strip().splitlines()
-    assert lines[-1].startswith("error: interrupted") and "Traceback" not in err
+    assert lines[-1].startswith("error: interrupted") and "Traceback" not in err, err
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
