@@ -99,7 +99,9 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
     from ilp_pyramid.puzzles.bel.lns.command import outcome_json, run_lns_command
 
     if not json_out:
-        console.print(f"--method auto: engine {engine.name} for N={n} ({table_text()})")
+        how = {"mip": "HiGHS", "sat": "Kissat", "dlx": "Dancing Links"}.get(engine.solver, "")
+        console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
+                      f"(exact-cover repairs by {how}; table: solve --help)")
         run_lns_command(n, engine.solver, time_limit, seed, output, json_out)
         return
     from ilp_pyramid.formats.fileio import write_atomic
