@@ -106,3 +106,34 @@ def test_sudoku_cube_solve_names_its_default_engine(cli, tmp_path):
     assert data["solved"] is True and data["engine"] == "mip:highs"
     cbc = json.loads(cli("sudoku-cube", "solve", path, "--solver", "cbc", "--json").out)
     assert cbc["engine"] == "mip:cbc"
+
+
+def test_a_long_run_shows_a_live_line_on_a_terminal_only(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = [sys.executable, "-m", "ilp_pyramid", "solve", "4", "--solver", "highs",
+            "--time-limit", "3"]
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=follower, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    child.wait()
+    os.close(leader)
+    assert child.returncode == 3
+    assert b"N=4 exact:highs" in seen and b" s" in seen
+    piped = subprocess.run(args, capture_output=True, env=env)
+    assert piped.returncode == 3 and b"exact:highs" not in piped.stderr
