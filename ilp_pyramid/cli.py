@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
+import signal
 import sys
+import threading
+import time
 
 import typer
 
@@ -13,24 +18,53 @@ except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
 from ilp_pyramid import cli_common
-from ilp_pyramid.bench import cli as bench_cli
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
-from ilp_pyramid.puzzles.bel import cli as bel
-from ilp_pyramid.puzzles.bel import hunt as bel_hunt
-from ilp_pyramid.puzzles.bel import info as bel_info
-from ilp_pyramid.puzzles.bel import pictures as bel_pictures
-from ilp_pyramid.puzzles.iq import cli as iq_cli
-from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
-from ilp_pyramid.puzzles.views import cli as views_cli
 
-app = typer.Typer(
-    name="ilp-pyramid",
-    help="Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    rich_markup_mode=None,  # help texts hold square brackets ("ilp-pyramid[cpsat]"): no markup
+HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
+
+# (name, module, attribute, is a group) in help order. Modules are imported only for the
+# command that runs: `solve 3` need not load the benchmark, Dask, plotting or the other puzzles
+# (whole-process time is what a user measures).
+ENTRIES = (
+    ("solve", "ilp_pyramid.puzzles.bel.cli", "solve", False),
+    ("verify", "ilp_pyramid.puzzles.bel.cli", "verify", False),
+    ("render", "ilp_pyramid.puzzles.bel.pictures", "render", False),
+    ("export", "ilp_pyramid.puzzles.bel.cli", "export", False),
+    ("read-solution", "ilp_pyramid.puzzles.bel.cli", "read_solution", False),
+    ("models", "ilp_pyramid.puzzles.bel.cli", "models", False),
+    ("strategies", "ilp_pyramid.puzzles.bel.info", "strategies", False),
+    ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
+    ("bench", "ilp_pyramid.bench.cli", "app", True),
+    ("hunt", "ilp_pyramid.puzzles.bel.hunt", "hunt", False),
+    ("views", "ilp_pyramid.puzzles.views.cli", "app", True),
+    ("iq", "ilp_pyramid.puzzles.iq.cli", "app", True),
+    ("sudoku-cube", "ilp_pyramid.puzzles.sudoku_cube.cli", "app", True),
 )
+
+
+def _load(module: str, name: str):
+    return getattr(importlib.import_module(module), name)
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The command tree: every command, or just `only` (same paths, same help)."""
+    # rich markup off: help texts hold square brackets ("ilp-pyramid[cpsat]").
+    app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
+                      pretty_exceptions_enable=False, add_completion=False,
+                      rich_markup_mode=None)
+    for name, module, attr, group in ENTRIES:
+        if only not in (None, name):
+            continue
+        if group:
+            sub = _load(module, attr)
+            sub.rich_markup_mode = None
+            app.add_typer(sub, name=name)
+        else:
+            app.command(name)(_load(module, attr))
+    # Also what keeps a one-command tree a group (a Typer with one command and no callback
+    # would *be* that command, with no name to type).
+    app.callback()(_root)
+    return app
 
 
 def _version(value: bool) -> None:
@@ -45,38 +79,160 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit.")) -> None:
     """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
 
 
-app.command("solve")(bel.solve)
-app.command("verify")(bel.verify)
-app.command("render")(bel_pictures.render)
-app.command("export")(bel.export)
-app.command("read-solution")(bel.read_solution)
-app.command("models")(bel.models)
-app.command("strategies")(bel_info.strategies)
-app.command("info")(bel_info.info)
-app.add_typer(bench_cli.app, name="bench")
-app.command("hunt")(bel_hunt.hunt)
-app.add_typer(views_cli.app, name="views")
-app.add_typer(iq_cli.app, name="iq")
-app.add_typer(sudoku_cli.app, name="sudoku-cube")
-for _group in (bench_cli.app, views_cli.app, iq_cli.app, sudoku_cli.app):
-    _group.rich_markup_mode = None
+def __getattr__(name: str):
+    if name == "app":  # the full tree, for tools that want the Typer object
+        return build_app()
+    raise AttributeError(name)
+
+
+# Cleanup after a signal (finally blocks, pools, clusters) gets this long; then the watchdog
+# kills what is left and exits, so every command stops within the 2 s the CLI promises.
+GRACE_SECONDS = 1.2
+_SIGNALS = {signal.SIGINT: ("interrupted", 130),
+            signal.SIGTERM: ("interrupted (SIGTERM)", 143)}
+_state: dict = {"pid": 0, "said": False, "caught": None, "pipe": None}
+_said = threading.Lock()
+
+
+def _on_signal(signum, frame) -> None:
+    if os.getpid() != _state["pid"]:
+        # A forked worker inherited this handler: die of the signal as it would have.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    _state["caught"] = _SIGNALS[signum]
+    for sig in _SIGNALS:  # a second Ctrl-C during cleanup must not print a traceback
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+def _watchdog(reader: int) -> None:
+    """Wakes on the signal byte the C-level handler writes, even while the main thread is
+    stuck in a solver's C code (where no Python handler can run); gives the main thread
+    GRACE_SECONDS to clean up, then ends the process itself."""
+    while True:
+        data = os.read(reader, 64)
+        caught = [_SIGNALS[b] for b in data if b in _SIGNALS]
+        if caught:
+            time.sleep(GRACE_SECONDS)
+            _interrupted(*caught[0])
+            os._exit(caught[0][1])
+
+
+def _forget_wakeup_fd() -> None:
+    # A forked child must not wake the parent's watchdog with its own signals.
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:  # pragma: no cover - forked from a thread other than the main one
+        pass
+
+
+def install_signal_handlers() -> dict:
+    """SIGINT and SIGTERM raise errors.Interrupted in the main thread, so cleanup
+    runs as for any exception, and the watchdog stands by; returns what to restore."""
+    _state.update(pid=os.getpid(), said=False, caught=None)
+    if _state["pipe"] is None:
+        reader, writer = os.pipe()
+        os.set_blocking(writer, False)
+        _state["pipe"] = writer
+        threading.Thread(target=_watchdog, args=(reader,), daemon=True,
+                         name="signal-watchdog").start()
+        os.register_at_fork(after_in_child=_forget_wakeup_fd)
+    previous: dict = {sig: signal.getsignal(sig) for sig in _SIGNALS}
+    if previous[signal.SIGINT] is not signal.SIG_IGN:  # e.g. started with nohup ... &
+        signal.signal(signal.SIGINT, _on_signal)
+    signal.signal(signal.SIGTERM, _on_signal)
+    previous["wakeup"] = signal.set_wakeup_fd(_state["pipe"], warn_on_full_buffer=False)
+    return previous
+
+
+def _descendants() -> list[int]:
+    """Every process below this one, parents before their children (Linux /proc)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - not Linux
+        return []
+    parent_of = {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the ppid follows the last ')'.
+        parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        children = [child for child, parent in parent_of.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def kill_descendants() -> None:
+    """No child outlives an interrupt: freeze every descendant first (a frozen parent cannot
+    start a replacement, as a Dask nanny would), then SIGKILL them all."""
+    frozen: list[int] = []
+    for _ in range(5):
+        new = [pid for pid in _descendants() if pid not in frozen]
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen += new
+    for pid in frozen:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _interrupted(message: str, code: int) -> int:
+    """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
+    kill_descendants()
+    with _said:
+        if not _state["said"] and not cli_common.reported:  # a command may have said it
+            _state["said"] = True
+            print(f"error: {message}", file=sys.stderr, flush=True)
+    return code
+
+
+def _chosen(argv: list[str]) -> str | None:
+    first = argv[0] if argv else None
+    return first if any(first == entry[0] for entry in ENTRIES) else None
+
+
+def _signal_seen(code: object) -> tuple[str, int] | None:
+    """The signal that stopped the command, if one did: ours, or a backend's own handler's
+    (Typer turns any KeyboardInterrupt into a bare exit code 130)."""
+    if _state["caught"] is not None:
+        return _state["caught"]
+    process = sys.modules.get("ilp_pyramid.backends.process")
+    if code == 130 and process is not None and process.last_signal in _SIGNALS:
+        return _SIGNALS[process.last_signal]
+    if code == 130:
+        return _SIGNALS[signal.SIGINT]
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: every failure becomes one line on stderr and an exit code, never a traceback."""
-    try:
-        code = app(args=argv, prog_name="ilp-pyramid", standalone_mode=False)
-        if code == 130 and not cli_common.reported:
-            # Typer's answer to any KeyboardInterrupt: say which signal it was, once.
-            from ilp_pyramid.backends import process
+    """Entry point: every failure becomes one line on stderr and an exit code, never a traceback.
 
-            raise Interrupted(process.last_signal or 2)
+    SIGINT exits 130 and SIGTERM 143, within 2 s, after stopping every child process.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = install_signal_handlers() if in_main_thread else {}
+    code: object = 1
+    try:
+        app = build_app(_chosen(args))
+        code = app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
         exc.show()
         code = 0
@@ -87,14 +243,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {message}{hint}", file=sys.stderr)
         code = exc.exit_code
     except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
-        print("error: interrupted", file=sys.stderr)
-        code = 130
+        code = _interrupted("interrupted", 130)
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt as exc:  # errors.Interrupted carries 143 for SIGTERM
-        print("error: interrupted", file=sys.stderr)
         code = getattr(exc, "exit_code", 130)
+        code = _interrupted(_SIGNALS.get(code - 128, _SIGNALS[signal.SIGINT])[0], code)
     except MemoryError:
         print("error: out of memory", file=sys.stderr)
         code = 1
@@ -103,4 +258,12 @@ def main(argv: list[str] | None = None) -> None:
             raise
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         code = 1
+    finally:
+        seen = _signal_seen(code)
+        if seen is not None:
+            code = _interrupted(*seen)
+        if argv is not None and previous:  # in-process (tests): give the caller its handlers
+            signal.set_wakeup_fd(previous.pop("wakeup", -1))
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     sys.exit(code if isinstance(code, int) else 0)

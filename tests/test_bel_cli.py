@@ -81,7 +81,7 @@ def test_bad_input_is_one_line_exit_2(cli, args, fragment):
 
 
 def test_default_strategy_per_backend_and_none(cli):
-    highs = json.loads(cli("solve", 2, "--json").out)
+    highs = json.loads(cli("solve", 2, "--solver", "highs", "--json").out)
     assert highs["strategies"] == ["LabelPermutationImportance"]  # best measured for HiGHS
     assert json.loads(cli("solve", 2, "--solver", "cbc", "--json").out)["strategies"] == []
     assert json.loads(cli("solve", 2, "--strategy", "none", "--json").out)["strategies"] == []

@@ -15,7 +15,7 @@ def test_json_has_the_exact_methods_keys_and_a_verified_solution(cli, repair):
     result = cli("solve", 3, "--method", "lns", "--repair", repair, "--seed", 2, "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)
-    exact = json.loads(cli("solve", 2, "--json").out)
+    exact = json.loads(cli("solve", 2, "--method", "exact", "--json").out)
     assert set(exact) <= set(data)
     assert data["status"] == "solved" and data["method"] == "lns" and data["repair"] == repair
     assert data["best_conflicts"] == 0

@@ -36,10 +36,11 @@ from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pic
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-SolverOpt = typer.Option("highs", "--solver", "-s",
-                         help="MIP: highs | cbc. SAT (python-sat, own process): kissat | cadical "
-                              "| kissat404 | cadical300 | cadical195 | cadical153 | glucose4 | "
-                              "maplechrono | lingeling | minisat22 | ... (see docs/sat.md); "
+SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
+                         help="Implies --method exact. MIP: highs | cbc. SAT (python-sat, "
+                              "own process): kissat | cadical | kissat404 | cadical300 | "
+                              "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
+                              "minisat22 | ... (see docs/sat.md); "
                               "cpsat (OR-Tools, extra ilp-pyramid[cpsat]).")
 FormulationOpt = typer.Option("counts", "--formulation", "-f",
                               help="counts (cell-cube assignment linked by label counts) | "
@@ -127,6 +128,12 @@ def check_card(card: str | None) -> None:
         fail(f"unknown cardinality encoding {card!r} (choose from {', '.join(CARD_ENCODINGS)})")
 
 
+def auto_table() -> str:
+    from ilp_pyramid.puzzles.bel.auto import table_text
+
+    return table_text()
+
+
 def solve(
     n: int = typer.Argument(..., help="Number of levels (N=3 is the classic 35-cube pyramid)."),
     solver: str = SolverOpt,
@@ -139,8 +146,9 @@ def solve(
     strategy: list[str] = StrategyOpt,
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
-    method: str = typer.Option("exact", "--method",
-                               help="exact (one solver on the whole model) | lns (compiled "
+    method: str = typer.Option("auto", "--method",
+                               help="auto (the engine measured fastest for N, see above) | "
+                                    "exact (one solver on the whole model) | lns (compiled "
                                     "local search + exact repair, docs/hybrid.md)."),
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
@@ -152,30 +160,53 @@ def solve(
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
-    With no options each backend runs its best measured configuration: HiGHS the counts
+    With no options, --method auto runs the engine measured fastest for N (docs/auto.md):
+    AUTO_TABLE. The output names the engine ("engine" in --json). Giving --solver,
+    --formulation, --card, --strategy or --threads means --method exact; --repair means
+    --method lns.
+
+    --method exact: each backend runs its best measured configuration: HiGHS the counts
     formulation with LabelPermutationImportance (median 3.64 s against 4.79 s plain over 6
     seeds at N=3; the geometric and full-precedence breakers were slower), CBC the plain
     counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
-    default off. For N >= 4 prefer --solver kissat, or --method lns for N >= 5.
+    default off. The MIP solvers are the slow way here: HiGHS needs seconds at N=3 and
+    minutes at N=4, where SAT and the hybrid search need about a second (docs/auto.md).
 
-    Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution.
+    Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
+    130 / 143 interrupted (Ctrl-C / SIGTERM).
     """
     check_n(n)
+    exact_only = {"--solver": solver is not None, "--formulation": formulation != "counts",
+                  "--card": card is not None, "--strategy": bool(strategy),
+                  "--threads": threads is not None}
+    given = [name for name, used in exact_only.items() if used]
+    engine = None
+    if method == "auto":  # options that only one method takes pick that method
+        from ilp_pyramid.puzzles.bel import auto
+
+        if given:
+            method = "exact"
+        elif repair != "sat":
+            method = "lns"
+        else:
+            engine = auto.choose(n)
+            method, solver, repair = engine.method, engine.solver, engine.solver
+    solver = solver or "highs"
     if method != "exact":  # the hybrid search: its own module, loaded only when asked for
         from ilp_pyramid.puzzles.bel.lns.command import check_method, run_lns_command
 
         check_method(method, repair)
-        exact_only = {"--solver": solver != "highs", "--formulation": formulation != "counts",
-                      "--card": card is not None, "--strategy": bool(strategy),
-                      "--threads": threads is not None,
-                      "--png/--html/--cubes (use `render` on the -o file)":
-                          Pictures(png, html, cubes, cubes_csv).wanted()}
-        given = [name for name, used in exact_only.items() if used]
+        pictures = "--png/--html/--cubes (use `render` on the -o file)"
+        if Pictures(png, html, cubes, cubes_csv).wanted():
+            given.append(pictures)
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
                  f"(--method lns takes --repair, --seed, --time-limit)")
-        run_lns_command(n, repair, time_limit, seed, output, json_out)
+        if engine is not None:
+            auto.run_lns(n, engine, time_limit, seed, output, json_out)
+        else:
+            run_lns_command(n, repair, time_limit, seed, output, json_out)
         return
     check_solver(solver)
     check_formulation(formulation, solver)
@@ -184,11 +215,21 @@ def solve(
     check_model_memory(n, formulation, backends.kind(solver))
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
+        how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
-                      f"solver {solver}, formulation {formulation}")
-    outcome = runner.run(n, solver, formulation, options, card=card,
-                         strategies=chosen_strategies(strategy, solver))
+                      f"{how}, formulation {formulation}")
+    from ilp_pyramid.progress import LiveStatus, with_progress
+
+    label = f"N={n} {engine.name if engine else 'exact:' + solver}"
+    with LiveStatus(label, enabled=not json_out and err_console.is_terminal) as live:
+        outcome = runner.run(n, solver, formulation, with_progress(options, live.update),
+                             card=card, strategies=chosen_strategies(strategy, solver))
+    if engine is not None:
+        outcome = auto.named(outcome, engine)
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
+
+
+solve.__doc__ = (solve.__doc__ or "").replace("AUTO_TABLE", auto_table())
 
 
 def report(outcome: runner.BelRun, json_out: bool, output: Path | None,

@@ -1,0 +1,139 @@
+"""`solve N` with no options: --method auto runs the engine of the choice table, named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ilp_pyramid.progress import LiveStatus, describe
+from ilp_pyramid.puzzles.bel import auto
+from ilp_pyramid.puzzles.bel.solution import parse_json
+from ilp_pyramid.verify.bel import verify_solution
+
+
+def test_every_table_entry_is_a_runnable_engine():
+    from ilp_pyramid import backends
+    from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
+
+    for n in [*auto.CHOICES, max(auto.CHOICES) + 1]:
+        engine = auto.choose(n)
+        if engine.method == "exact":
+            assert backends.kind(engine.solver) in ("mip", "sat")
+        else:
+            assert engine.method == "lns" and engine.solver in REPAIRS
+    assert auto.choose(max(auto.CHOICES) + 3).name == auto.BEYOND
+
+
+def test_unknown_engine_names_are_refused():
+    with pytest.raises(ValueError, match="unknown engine"):
+        auto.parse_engine("gurobi")
+
+
+def test_derive_takes_the_lowest_median_among_engines_that_always_solved():
+    rows = [
+        {"n": 3, "engine": "exact:highs", "status": "solved", "cpu": 4.0},
+        {"n": 3, "engine": "exact:highs", "status": "solved", "cpu": 5.0},
+        {"n": 3, "engine": "exact:kissat", "status": "solved", "cpu": 0.9},
+        {"n": 3, "engine": "exact:kissat", "status": "solved", "cpu": 1.1},
+        {"n": 3, "engine": "lns+sat", "status": "solved", "cpu": 0.1},
+        {"n": 3, "engine": "lns+sat", "status": "timeout", "cpu": 60.0},
+        {"n": 4, "engine": "lns+sat", "status": "solved", "cpu": 2.0},
+    ]
+    assert auto.derive(rows, "cpu") == {3: "exact:kissat", 4: "lns+sat"}
+
+
+def test_derive_prefers_the_mip_engine_when_it_is_as_fast():
+    rows = [{"n": 2, "engine": "exact:kissat", "status": "solved", "wall": 1.00},
+            {"n": 2, "engine": "exact:highs", "status": "solved", "wall": 1.05},
+            {"n": 3, "engine": "exact:kissat", "status": "solved", "wall": 1.00},
+            {"n": 3, "engine": "exact:highs", "status": "solved", "wall": 1.50}]
+    assert auto.derive(rows, "wall", tie=0.10) == {2: "exact:highs", 3: "exact:kissat"}
+
+
+def test_table_text_names_every_n_and_what_happens_beyond(monkeypatch):
+    monkeypatch.setattr(auto, "CHOICES", {1: "exact:kissat", 2: "exact:kissat", 3: "lns+sat"})
+    assert auto.table_text() == (f"N=1-2: exact:kissat; N=3: lns+sat; "
+                                 f"N>=4: {auto.BEYOND} until stopped")
+
+
+def test_help_shows_the_choice_table(cli):
+    result = cli("solve", "--help")
+    assert result.code == 0
+    text = " ".join(result.out.split()).replace("│", "")
+    assert " ".join(auto.table_text().split()) in " ".join(text.split())
+
+
+def test_no_options_runs_the_table_engine_and_says_so(cli):
+    result = cli("solve", 2, "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["method"] == "auto" and data["engine"] == auto.CHOICES[2]
+    solution = parse_json(json.dumps(data["solution"]))
+    assert solution.n == 2 and verify_solution(solution).valid
+    text = cli("solve", 2)
+    assert text.code == 0 and auto.CHOICES[2] in text.out
+
+
+def test_an_exact_only_option_means_the_exact_method(cli):
+    data = json.loads(cli("solve", 2, "--solver", "cbc", "--json").out)
+    assert data["solver"] == "cbc" and "engine" not in data
+
+
+def test_beyond_the_table_the_hybrid_search_stops_at_the_time_limit(cli):
+    result = cli("solve", 6, "--time-limit", 1, "--json")
+    assert result.code == 3, result.err
+    data = json.loads(result.out)
+    assert data["status"] == "timeout" and data["solution"] is None
+    assert data["method"] == "auto" and data["engine"] == auto.BEYOND
+
+
+def test_progress_line_shows_the_engines_measure():
+    line = describe({"elapsed": 2.5, "incumbent": 3.0, "bound": 0.0, "nodes": 1200,
+                     "phase": "dive"})
+    assert line == "incumbent 3  bound 0  1,200 nodes  phase dive"
+    assert describe({"best": 2}) == "best 2 repeated cubes"
+    status = LiveStatus("N=4 exact:highs", enabled=False)
+    with status:
+        status.update({"conflicts": 5000})
+    assert status.text().startswith("N=4 exact:highs") and "5,000 conflicts" in status.text()
+
+
+def test_sudoku_cube_solve_names_its_default_engine(cli, tmp_path):
+    path = tmp_path / "cube.txt"
+    assert cli("sudoku-cube", "generate", "--seed", 7, "-o", path).code == 0
+    data = json.loads(cli("sudoku-cube", "solve", path, "--json").out)
+    assert data["solved"] is True and data["engine"] == "mip:highs"
+    cbc = json.loads(cli("sudoku-cube", "solve", path, "--solver", "cbc", "--json").out)
+    assert cbc["engine"] == "mip:cbc"
+
+
+def test_a_long_run_shows_a_live_line_on_a_terminal_only(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    args = [sys.executable, "-m", "ilp_pyramid", "solve", "4", "--solver", "highs",
+            "--time-limit", "3"]
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=follower, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    child.wait()
+    os.close(leader)
+    assert child.returncode == 3
+    assert b"N=4 exact:highs" in seen and b" s" in seen
+    piped = subprocess.run(args, capture_output=True, env=env)
+    assert piped.returncode == 3 and b"exact:highs" not in piped.stderr
