@@ -137,3 +137,17 @@ def test_a_long_run_shows_a_live_line_on_a_terminal_only(tmp_path):
     assert b"N=4 exact:highs" in seen and b" s" in seen
     piped = subprocess.run(args, capture_output=True, env=env)
     assert piped.returncode == 3 and b"exact:highs" not in piped.stderr
+
+
+def test_the_choice_table_is_the_one_the_committed_measurements_give():
+    """CHOICES is pasted from docs/auto_candidates.jsonl (docs/measure.sh candidates): a
+    re-measurement that changes the winner must change the table too."""
+    from pathlib import Path
+
+    from ilp_pyramid.parsing import json_lines
+
+    results = Path(__file__).parent.parent / auto.CANDIDATES_FILE
+    records = [record for _, record in json_lines(results.read_text())]
+    derived = auto.derive(auto.rows_from_records(records))
+    assert derived, "no candidate runs in the results file"
+    assert {n: auto.CHOICES[n] for n in derived} == derived

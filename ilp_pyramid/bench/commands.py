@@ -21,7 +21,7 @@ MAX_RUNS = 100_000  # a grid larger than this is a typo, not a benchmark
 # Placeholders of an argv template, each filled per run.
 PLACEHOLDERS = ("n", "solver", "formulation", "seed", "repeat", "time_limit")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_LABELLED = re.compile(r"^([A-Za-z][\w.+-]*)=(.+)$", re.S)
+_LABELLED = re.compile(r"^([A-Za-z][\w.:+-]*)=(.+)$", re.S)
 
 
 def package_command(argv: Sequence[str]) -> list[str]:

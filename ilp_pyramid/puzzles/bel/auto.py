@@ -1,10 +1,10 @@
 """`solve N --method auto` (the default): run the engine measured fastest for N.
 
-The choice table is data: CHOICES below, derived from docs/auto_results.json, which
-`python -m ilp_pyramid.puzzles.bel.auto measure` writes (each candidate engine run as a real
-`ilp-pyramid solve` process, whole-process wall and CPU seconds, median over repeats). Re-run
-it on an idle machine and paste the table it prints. Past the table (N >= 6, open) the hybrid
-search runs until --time-limit or Ctrl-C.
+The choice table is data: CHOICES below, derived from docs/auto_candidates.jsonl, which
+`ilp-pyramid bench` writes (each candidate engine a labelled `solve` template, each run a
+real process: whole-process wall and CPU seconds; docs/measure.sh). Re-measure on an idle
+machine, then `python -m ilp_pyramid.puzzles.bel.auto` prints the table to paste here.
+Past the table (N >= 6, open) the hybrid search runs until --time-limit or Ctrl-C.
 
 An engine is "exact:<solver>" (one solver on the whole model: `--method exact --solver`) or
 "lns+<repair>" (`--method lns --repair`: compiled local search, exact-cover repairs by SAT,
@@ -13,10 +13,7 @@ HiGHS (mip) or Dancing Links).
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -33,7 +30,7 @@ CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mi
 # is larger); the one earlier here is chosen: the MIP solver where it is competitive.
 PREFERENCE = ("exact:highs", "lns+mip", "exact:kissat", "exact:cadical", "lns+sat", "lns+dlx")
 TIE = 0.10
-RESULTS_FILE = Path("docs") / "auto_results.json"
+CANDIDATES_FILE = Path("docs") / "auto_candidates.jsonl"
 
 
 @dataclass(frozen=True)
@@ -116,41 +113,22 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
 
 
 # -- re-deriving the table ------------------------------------------------------------------
-
-def measure_once(n: int, engine: str, time_limit: float) -> dict:
-    """One whole `ilp-pyramid solve` process: wall and CPU seconds (its children included)."""
-    import subprocess
-
-    command = [sys.executable, "-m", "ilp_pyramid", "solve", str(n), "--json",
-               "--time-limit", str(time_limit), *engine_args(parse_engine(engine))]
-    before, began = os.times(), time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-    try:
-        out, _ = child.communicate()
-    finally:
-        if child.poll() is None:  # interrupted: take the child's whole group with us
-            os.killpg(child.pid, 9)
-            child.wait()
-    wall, after = time.perf_counter() - began, os.times()
-    cpu = (after.children_user + after.children_system
-           - before.children_user - before.children_system)
-    try:
-        status = json.loads(out)["status"]
-    except (ValueError, KeyError, TypeError):
-        status = "error"
-    return {"n": n, "engine": engine, "status": status, "wall": round(wall, 3),
-            "cpu": round(cpu, 3), "load": round(os.getloadavg()[0], 2)}
+# The candidates are timed by `ilp-pyramid bench` (the one benchmark runner), one labelled
+# template per engine, into CANDIDATES_FILE; `python -m ilp_pyramid.puzzles.bel.auto
+# CANDIDATES_FILE` prints the table to paste above. docs/measure.sh holds the exact command.
 
 
-def measure(ns: list[int], engines: list[str], repeat: int, time_limit: float) -> list[dict]:
-    rows = []
-    for n in ns:
-        for engine in engines:
-            for _ in range(repeat):
-                rows.append(measure_once(n, engine, time_limit))
-                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-    return rows
+def candidate_templates() -> list[str]:
+    """bench --command templates, one per candidate engine, labelled with the engine name."""
+    return [f"{name}=solve {{n}} --json --time-limit {{time_limit}} "
+            + " ".join(engine_args(parse_engine(name))) for name in CANDIDATES]
+
+
+def rows_from_records(records: list[dict]) -> list[dict]:
+    """bench records of the candidate templates -> rows for derive()."""
+    return [{"n": r["n"], "engine": r["label"], "status": r["status"],
+             "wall": r["wall_seconds"], "cpu": r["cpu_seconds"]}
+            for r in records if r.get("label") in CANDIDATES and r.get("n") is not None]
 
 
 def derive(rows: list[dict], key: str = "wall", tie: float = TIE) -> dict[int, str]:
@@ -179,28 +157,24 @@ def _preference(engine: str) -> tuple[int, str]:
 def _main(argv: list[str]) -> int:
     import argparse
 
+    from ilp_pyramid.formats.fileio import read_text
+    from ilp_pyramid.parsing import json_lines
+
     parser = argparse.ArgumentParser(
         prog="python -m ilp_pyramid.puzzles.bel.auto",
-        description="Measure every candidate engine per N and print the auto choice table.")
-    parser.add_argument("command", choices=["measure"])
-    parser.add_argument("--n", default="1-5", help="N range, e.g. 1-5 or 4")
-    parser.add_argument("--engines", default=",".join(CANDIDATES))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--time-limit", type=float, default=120.0)
+        description="Print the auto choice table derived from a bench results file of the "
+                    "candidate engines (docs/measure.sh writes it).")
+    parser.add_argument("results", type=Path, nargs="?", default=CANDIDATES_FILE)
     parser.add_argument("--key", choices=["cpu", "wall"], default="wall",
                         help="rank by whole-process wall (idle machine) or CPU seconds")
-    parser.add_argument("-o", "--output", type=Path, default=RESULTS_FILE)
+    parser.add_argument("--templates", action="store_true",
+                        help="print the bench --command templates instead")
     args = parser.parse_args(argv)
-    low, _, high = args.n.partition("-")
-    ns = list(range(int(low), int(high or low) + 1))
-    rows = measure(ns, args.engines.split(","), args.repeat, args.time_limit)
-    table = derive(rows, args.key)
-    from ilp_pyramid.formats.fileio import write_atomic
-
-    write_atomic(args.output, json.dumps({"key": args.key, "repeat": args.repeat,
-                                          "time_limit": args.time_limit, "choices": table,
-                                          "runs": rows}, indent=1) + "\n")
-    print(f"CHOICES = {table!r}")
+    if args.templates:
+        print("\n".join(candidate_templates()))
+        return 0
+    records = [record for _, record in json_lines(read_text(args.results))]
+    print(f"CHOICES = {derive(rows_from_records(records), args.key)!r}")
     return 0
 
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every measured figure in the README, re-measured: results files under docs/ written by
+# `ilp-pyramid bench` (each record carries its command line, the core count and the load
+# average before and after), then the README's marked blocks rendered from them.
+# Run on an otherwise idle machine (check `uptime` first). About 30 minutes on 2 cores.
+#   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
+#                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
+#   REF=/path/to/bel_pyramid bash docs/measure.sh figures   # 2-6, then render the README
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B="python -m ilp_pyramid bench"
+fresh() { rm -f "$@"; }
+
+stage=${1:?usage: measure.sh candidates|figures}
+
+candidates() {
+# 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
+fresh docs/auto_candidates.jsonl
+mapfile -t candidates < <(python -m ilp_pyramid.puzzles.bel.auto --templates)
+args=()
+for template in "${candidates[@]}"; do args+=(--command "$template"); done
+$B --n 1..3 --repeat 3 --time-limit 60 "${args[@]}" --results docs/auto_candidates.jsonl
+$B --n 4..5 --repeat 3 --time-limit 60 --command "${candidates[1]}" \
+   --command "${candidates[3]}" --command "${candidates[4]}" --command "${candidates[5]}" \
+   --results docs/auto_candidates.jsonl
+python -m ilp_pyramid.puzzles.bel.auto docs/auto_candidates.jsonl
+}
+
+figures() {
+# 2. `solve N` with no options against the reference tool, interleaved run by run.
+fresh docs/auto.jsonl
+ref=()
+if [ -n "${REF:-}" ]; then ref=(--external "ref=$REF {n}" --solved-if 'ref=^Solution:'); fi
+$B --n 1..4 --repeat 5 --time-limit 600 --command 'auto=solve {n}' "${ref[@]}" \
+   --results docs/auto.jsonl
+$B --n 5 --repeat 10 --time-limit 600 --command 'auto=solve {n} --seed {seed}' \
+   --results docs/auto.jsonl
+
+# 3. MIP against SAT on the whole model, every solver with its defaults.
+fresh docs/mip_vs_sat.jsonl
+$B --n 2..4 --solver highs,cbc,kissat,cadical --repeat 3 --time-limit 30 \
+   --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
+
+# 4. Symmetry breaking for HiGHS at N=3 (the lex rows fixed; seeds 0-2).
+fresh docs/highs_strategies_n3.jsonl
+$B --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/highs_strategies_n3.jsonl \
+   --strategies "none;LabelPermutationImportance;TopCubeOrdering+LabelPermutationImportance;LabelPermutation+Automorphism;CakeSliceOrdering;AntiMirror"
+
+# 5. IQ counts on one core and on two.
+fresh docs/iq_count.jsonl
+$B --repeat 3 --time-limit 600 --results docs/iq_count.jsonl \
+   --command 'triangle-jobs1=iq count triangle --jobs 1' \
+   --command 'triangle-jobs2=iq count triangle --jobs 2' \
+   --command 'rectangle-jobs1=iq count rectangle --jobs 1' \
+   --command 'rectangle-jobs2=iq count rectangle --jobs 2'
+
+# 6. The views battery and the Sudoku Cube.
+fresh docs/other_puzzles.jsonl
+$B --repeat 3 --time-limit 600 --results docs/other_puzzles.jsonl \
+   --command 'views-battery=views battery --json' \
+   --command 'sudoku-cube-7=sudoku-cube bench --count 20 --json'
+
+$B render README.md
+}
+
+"$stage"
