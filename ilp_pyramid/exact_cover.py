@@ -43,7 +43,6 @@ from __future__ import annotations
 import multiprocessing
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +52,7 @@ __all__ = [
     "CountResult",
     "ExactCover",
     "SearchResult",
+    "auto_depth",
     "count_exact_cover",
     "solve_exact_cover",
 ]
@@ -72,8 +72,6 @@ _ENTER, _BACKTRACK = 0, 1
 # of the 67-item IQ boards).
 _CHUNK_SECONDS = 0.05
 _FIRST_CHUNK = 20_000
-# Nodes a parallel count first spends alone (~0.1 s): a tree that small is not worth a pool.
-_PROBE_NODES = 250_000
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -466,74 +464,189 @@ def solve_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     return ExactCover(rows, num_primary, num_secondary).solve(limit, time_limit, node_limit)
 
 
-_WORKER: ExactCover | None = None
+# -- counting over processes -------------------------------------------------------------
+# How the work is split: the search tree is cut `depth` levels down (Knuth's MRV choices, so the
+# sub-trees are disjoint) into many more sub-trees than workers -- at least PARTS_PER_JOB per
+# worker -- and every worker takes the next sub-tree from a shared counter as soon as it is
+# free. A sub-tree is then ~1/(PARTS_PER_JOB * jobs) of the work, so both cores stay busy to the
+# end instead of one waiting on the other's last large piece.
+PARTS_PER_JOB = 256
+_MAX_AUTO_DEPTH = 8
+# How often (seconds) the parent looks at the clock and at its workers while waiting.
+_POLL_SECONDS = 0.05
 
 
-def _init_worker(rows: list[list[int]], num_primary: int, num_secondary: int) -> None:
-    global _WORKER
-    _WORKER = ExactCover(rows, num_primary, num_secondary)
+def auto_depth(problem: ExactCover, jobs: int) -> int:
+    """The smallest split depth giving at least PARTS_PER_JOB sub-trees per job (or as many as
+    the tree has, when it closes before that)."""
+    want = PARTS_PER_JOB * max(1, jobs)
+    depth, parts = 1, len(problem.split(1))
+    while parts < want and depth < _MAX_AUTO_DEPTH:
+        deeper = len(problem.split(depth + 1))
+        if deeper <= parts:
+            break  # the tree closes above this depth: splitting deeper gives nothing more
+        depth, parts = depth + 1, deeper
+    return depth
 
 
-def _count_one(problem: ExactCover, prefix: tuple[int, ...],
-               collect: bool) -> tuple[int, np.ndarray | None, int]:
-    result = problem.count(prefix=prefix, collect=collect)
-    return result.count, result.solutions, result.nodes
+def _trim(solutions: np.ndarray) -> np.ndarray:
+    """Drop the all -1 padding columns (a solution has far fewer rows than items)."""
+    used = np.flatnonzero((solutions >= 0).any(axis=0))
+    return solutions[:, : (int(used[-1]) + 1 if used.size else 0)]
 
 
-def _count_prefix(args: tuple[tuple[int, ...], bool]) -> tuple[int, np.ndarray | None, int]:
-    assert _WORKER is not None, "worker not initialised"
-    return _count_one(_WORKER, *args)
+def _detach_worker() -> None:
+    """In a worker: Ctrl-C goes to the whole terminal group, but only the parent decides (it kills
+    the workers); SIGTERM kills at once; and the worker dies with its parent."""
+    import ctypes
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the parent's kill() still applies
+        pass
+
+
+def _work(problem: ExactCover, prefixes: list[tuple[int, ...]], counter, results,
+          store: bool, summarise: Callable[[np.ndarray], object] | None) -> None:
+    _detach_worker()
+    try:
+        while True:
+            with counter.get_lock():
+                index = counter.value
+                counter.value = index + 1
+            if index >= len(prefixes):
+                break
+            part = problem.count(prefix=prefixes[index], collect=store)
+            summary = summarise(_trim(part.solutions)) if summarise is not None else None
+            results.put((part.count, part.nodes, summary))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it
+        results.put(("error", f"{type(exc).__name__}: {exc}"))
+    results.put(None)
 
 
 def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secondary: int = 0,
-                      jobs: int = 1, depth: int = 3, collect: bool = False,
-                      progress: Callable[[int, int], None] | None = None) -> CountResult:
-    """Count every solution: split the tree `depth` levels deep (Knuth's MRV choices, so the
-    sub-trees are disjoint) and count the sub-trees over `jobs` processes.
+                      jobs: int = 1, depth: int | None = None, collect: bool = False,
+                      progress: Callable[[int, int], None] | None = None,
+                      time_limit: float | None = None,
+                      summarise: Callable[[np.ndarray], object] | None = None,
+                      on_part: Callable[[object], None] | None = None) -> CountResult:
+    """Count every solution, the tree split into disjoint sub-trees counted over `jobs`
+    processes (fork; each takes the next sub-tree when free; see PARTS_PER_JOB).
 
-    `progress(done, total)` is called as sub-trees finish. With `collect`, the solutions come
-    back too (one per row of an int array of row indices, padded with -1)."""
+    `depth`: split depth (None: `auto_depth`). `progress(done, total)` is called as sub-trees
+    finish. `collect`: return every solution too (one per row of an int array of row indices,
+    padded with -1). For results too large to hold, pass `summarise` instead: it is called on
+    each sub-tree's solutions where that sub-tree was counted (in a worker process) and its
+    result handed to `on_part` in this process, as sub-trees finish (in no fixed order).
+    `time_limit` (seconds): stop there; the count is then partial (`timed_out`, not
+    `exhausted`): the solutions of the finished sub-trees. KeyboardInterrupt (and any other
+    exception) kills the workers before it propagates."""
     start = time.perf_counter()
-    rows = [list(r) for r in rows]
     problem = ExactCover(rows, num_primary, num_secondary)
-    if jobs > 1:
-        # Small trees are over before a pool of processes has even started: try those first.
-        quick = problem.count(collect=collect, node_limit=_PROBE_NODES)
-        if quick.exhausted:
-            quick.seconds = time.perf_counter() - start
-            if progress is not None:
-                progress(1, 1)
-            return quick
-    prefixes = problem.split(depth)
-    tasks = [(p, collect) for p in prefixes]
-    if progress is not None:
-        progress(0, len(tasks))
-    total = nodes = 0
+    deadline = None if time_limit is None else start + float(time_limit)
     found: list[np.ndarray] = []
-    pool = None
-    if jobs > 1 and len(tasks) > 1:
-        # fork: the workers start at once, with the compiled kernels already loaded (spawn
-        # would re-import numba and the package in every worker, ~1 s each).
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_init_worker,
-                                   initargs=(rows, num_primary, num_secondary))
-        results = pool.map(_count_prefix, tasks, chunksize=1)
+    if collect and summarise is None:
+        summarise, on_part = _trim, found.append
+    store = summarise is not None
+    prefixes = problem.split(auto_depth(problem, jobs) if depth is None else depth)
+    jobs = max(1, min(jobs, len(prefixes)))
+    if progress is not None:
+        progress(0, len(prefixes))
+    if jobs == 1:
+        total, nodes, finished = _count_here(problem, prefixes, store, summarise, on_part,
+                                             progress, deadline)
     else:
-        results = (_count_one(problem, p, c) for p, c in tasks)
-    try:
-        for done, (count, solutions, n) in enumerate(results, start=1):
-            total += count
-            nodes += n
-            if solutions is not None:
-                found.append(solutions)
-            if progress is not None:
-                progress(done, len(tasks))
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        total, nodes, finished = _count_in_workers(problem, prefixes, jobs, store, summarise,
+                                                   on_part, progress, deadline)
     solutions = None
     if collect:
-        width = max((a.shape[1] for a in found), default=num_primary + 1)
+        width = max((a.shape[1] for a in found), default=0)
         padded = [np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in found]
         solutions = np.concatenate(padded) if padded else np.empty((0, width), np.int32)
-    return CountResult(total, True, False, nodes, time.perf_counter() - start, solutions)
+    return CountResult(total, finished, not finished, nodes, time.perf_counter() - start,
+                       solutions)
+
+
+def _count_here(problem: ExactCover, prefixes: list[tuple[int, ...]], store: bool,
+                summarise: Callable[[np.ndarray], object] | None,
+                on_part: Callable[[object], None] | None,
+                progress: Callable[[int, int], None] | None,
+                deadline: float | None) -> tuple[int, int, bool]:
+    """The sub-trees one after the other in this process (bounded memory for `summarise`)."""
+    total = nodes = 0
+    for done, prefix in enumerate(prefixes, start=1):
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return total, nodes, False
+        part = problem.count(prefix=prefix, collect=store, time_limit=left)
+        total += part.count
+        nodes += part.nodes
+        if part.timed_out:
+            return total, nodes, False
+        if summarise is not None:
+            summary = summarise(_trim(part.solutions))
+            if on_part is not None:
+                on_part(summary)
+        if progress is not None:
+            progress(done, len(prefixes))
+    return total, nodes, True
+
+
+def _count_in_workers(problem: ExactCover, prefixes: list[tuple[int, ...]], jobs: int,
+                      store: bool, summarise: Callable[[np.ndarray], object] | None,
+                      on_part: Callable[[object], None] | None,
+                      progress: Callable[[int, int], None] | None,
+                      deadline: float | None) -> tuple[int, int, bool]:
+    import queue
+
+    # The compiled kernels are loaded here once; forked workers share them (spawn would load
+    # numba and the kernels again in every worker, ~1 s each).
+    problem.count(node_limit=1)
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("q", 0)
+    results = context.Queue()
+    workers = [context.Process(target=_work, daemon=True,
+                               args=(problem, prefixes, counter, results, store, summarise))
+               for _ in range(jobs)]
+    total = nodes = done = running = 0
+    try:
+        for worker in workers:
+            worker.start()
+            running += 1
+        while running:
+            try:
+                item = results.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                item = ()
+            if deadline is not None and time.perf_counter() >= deadline:
+                return total, nodes, False
+            if item == ():
+                if any(w.exitcode not in (None, 0) for w in workers):
+                    raise RuntimeError("an exact-cover worker process died")
+                continue
+            if item is None:
+                running -= 1
+                continue
+            if item[0] == "error":
+                raise RuntimeError(f"an exact-cover worker failed: {item[1]}")
+            count, n, summary = item
+            total += count
+            nodes += n
+            done += 1
+            if on_part is not None:
+                on_part(summary)
+            if progress is not None:
+                progress(done, len(prefixes))
+        return total, nodes, True
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+        for worker in workers:
+            if worker.pid is not None:
+                worker.join(timeout=2)
+        results.cancel_join_thread()
+        results.close()

@@ -6,7 +6,10 @@ import gzip
 import io
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 
 def _current_umask() -> int:
@@ -43,6 +46,34 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+@contextmanager
+def atomic_stream(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """Write a file piece by piece (gzip for `.gz`): it appears at `path` only when the block
+    ends normally; on any exception (interrupt included) the temp file is removed and `path` is
+    left as it was."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "wb") as raw:
+            if str(target).endswith(".gz"):
+                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+                    yield gz  # type: ignore[misc]
+            else:
+                yield raw
+            raw.flush()
+            os.fsync(raw.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:

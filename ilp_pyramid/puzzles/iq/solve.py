@@ -12,7 +12,9 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.model import Instance
 
 SOLVED, NO_SOLUTION, TIMEOUT, ERROR = "solved", "no_solution", "timeout", "error"
-SOLVER_CHOICES = ("highs", "cbc", "sat", "dlx")
+SOLVER_CHOICES = ("auto", "dlx", "highs", "cbc", "sat")
+# The engine `auto` runs: the fastest measured on every board (docs/iq.md, "Solving times").
+AUTO_ENGINE = "dlx"
 
 
 @dataclass
@@ -24,6 +26,10 @@ class IQResult:
     message: str = ""
 
 
+def engine_for(solver: str) -> str:
+    return AUTO_ENGINE if solver == "auto" else solver
+
+
 def solver_kind(solver: str) -> str:
     """'dlx', 'mip' or 'sat'; InputError for an unknown name."""
     if solver == "dlx":
@@ -33,12 +39,13 @@ def solver_kind(solver: str) -> str:
     try:
         return backends.kind(solver)
     except ValueError as exc:
-        raise InputError(f"{exc} or dlx") from exc
+        raise InputError(f"{exc} or dlx, auto") from exc
 
 
-def solve_instance(instance: Instance, solver: str = "highs",
+def solve_instance(instance: Instance, solver: str = "auto",
                    options: SolveOptions | None = None) -> IQResult:
     options = options or SolveOptions()
+    solver = engine_for(solver)
     kind = solver_kind(solver)
     start = time.perf_counter()
     if kind == "dlx":
