@@ -41,6 +41,7 @@ nothing inside the hot loop and are kept to within ~0.1 s.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -284,6 +285,9 @@ class CountResult:
     nodes: int = 0
     seconds: float = 0.0
     solutions: np.ndarray | None = None
+    # CPU seconds each worker process spent (empty when counted in this process): equal
+    # figures mean the work was shared evenly.
+    worker_cpu: list[float] = field(default_factory=list)
 
 
 class ExactCover:
@@ -468,12 +472,16 @@ def solve_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
 # How the work is split: the search tree is cut `depth` levels down (Knuth's MRV choices, so the
 # sub-trees are disjoint) into many more sub-trees than workers -- at least PARTS_PER_JOB per
 # worker -- and every worker takes the next sub-tree from a shared counter as soon as it is
-# free. A sub-tree is then ~1/(PARTS_PER_JOB * jobs) of the work, so both cores stay busy to the
-# end instead of one waiting on the other's last large piece.
-PARTS_PER_JOB = 256
+# free. A sub-tree is then a small share of the work, so both cores stay busy to the end
+# instead of one waiting on the other's last large piece.
+PARTS_PER_JOB = 128
 _MAX_AUTO_DEPTH = 8
 # How often (seconds) the parent looks at the clock and at its workers while waiting.
 _POLL_SECONDS = 0.05
+# Sub-trees' results travel (and are summarised) in batches: a few hundred microseconds of
+# Python per message would otherwise cost more than the smallest sub-trees' search.
+_BATCH_SOLUTIONS = 4096
+_BATCH_SECONDS = 0.25
 
 
 def auto_depth(problem: ExactCover, jobs: int) -> int:
@@ -489,10 +497,49 @@ def auto_depth(problem: ExactCover, jobs: int) -> int:
     return depth
 
 
-def _trim(solutions: np.ndarray) -> np.ndarray:
-    """Drop the all -1 padding columns (a solution has far fewer rows than items)."""
-    used = np.flatnonzero((solutions >= 0).any(axis=0))
-    return solutions[:, : (int(used[-1]) + 1 if used.size else 0)]
+def _stack(arrays: list[np.ndarray]) -> np.ndarray:
+    """Solutions of several sub-trees as one array, -1 padded to a common width, without the
+    all -1 columns (a solution has far fewer rows than there are items)."""
+    width = 0
+    for a in arrays:
+        used = np.flatnonzero((a >= 0).any(axis=0))
+        width = max(width, int(used[-1]) + 1 if used.size else 0)
+    fitted = [np.pad(a[:, :width], ((0, 0), (0, max(0, width - a.shape[1]))),
+                     constant_values=-1) for a in arrays]
+    return np.concatenate(fitted) if fitted else np.empty((0, width), np.int32)
+
+
+class _Batch:
+    """Sub-tree results gathered until worth a message: (sub-trees, count, nodes, summary)."""
+
+    def __init__(self, summarise: Callable[[np.ndarray], object] | None) -> None:
+        self.summarise = summarise
+        self._reset()
+
+    def _reset(self) -> None:
+        self.parts = self.count = self.nodes = 0
+        self.found: list[np.ndarray] = []
+        self.since = time.perf_counter()
+
+    def add(self, part: CountResult) -> tuple | None:
+        """Take one sub-tree's result; a message when the batch is full."""
+        self.parts += 1
+        self.count += part.count
+        self.nodes += part.nodes
+        if part.solutions is not None and len(part.solutions):
+            self.found.append(part.solutions)
+        full = sum(len(a) for a in self.found) >= _BATCH_SOLUTIONS
+        if full or time.perf_counter() - self.since >= _BATCH_SECONDS:
+            return self.flush()
+        return None
+
+    def flush(self) -> tuple | None:
+        if not self.parts:
+            return None
+        summary = self.summarise(_stack(self.found)) if self.summarise is not None else None
+        message = (self.parts, self.count, self.nodes, summary)
+        self._reset()
+        return message
 
 
 def _detach_worker() -> None:
@@ -510,8 +557,10 @@ def _detach_worker() -> None:
 
 
 def _work(problem: ExactCover, prefixes: list[tuple[int, ...]], counter, results,
-          store: bool, summarise: Callable[[np.ndarray], object] | None) -> None:
+          summarise: Callable[[np.ndarray], object] | None) -> None:
     _detach_worker()
+    began = time.process_time()
+    batch = _Batch(summarise)
     try:
         while True:
             with counter.get_lock():
@@ -519,12 +568,39 @@ def _work(problem: ExactCover, prefixes: list[tuple[int, ...]], counter, results
                 counter.value = index + 1
             if index >= len(prefixes):
                 break
-            part = problem.count(prefix=prefixes[index], collect=store)
-            summary = summarise(_trim(part.solutions)) if summarise is not None else None
-            results.put((part.count, part.nodes, summary))
+            message = batch.add(problem.count(prefix=prefixes[index],
+                                              collect=summarise is not None))
+            if message is not None:
+                results.put(message)
+        message = batch.flush()
+        if message is not None:
+            results.put(message)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it
         results.put(("error", f"{type(exc).__name__}: {exc}"))
-    results.put(None)
+    results.put(("done", time.process_time() - began))
+
+
+class _Tally:
+    """The parent's side: adds up messages, hands summaries on, reports progress."""
+
+    def __init__(self, total_parts: int, on_part: Callable[[object], None] | None,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.total_parts = total_parts
+        self.on_part = on_part
+        self.progress = progress
+        self.parts = self.count = self.nodes = 0
+
+    def take(self, message: tuple | None) -> None:
+        if message is None:
+            return
+        parts, count, nodes, summary = message
+        self.parts += parts
+        self.count += count
+        self.nodes += nodes
+        if self.on_part is not None and summary is not None:
+            self.on_part(summary)
+        if self.progress is not None:
+            self.progress(self.parts, self.total_parts)
 
 
 def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secondary: int = 0,
@@ -539,67 +615,55 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     `depth`: split depth (None: `auto_depth`). `progress(done, total)` is called as sub-trees
     finish. `collect`: return every solution too (one per row of an int array of row indices,
     padded with -1). For results too large to hold, pass `summarise` instead: it is called on
-    each sub-tree's solutions where that sub-tree was counted (in a worker process) and its
-    result handed to `on_part` in this process, as sub-trees finish (in no fixed order).
+    the solutions of a batch of sub-trees where they were counted (in a worker process) and
+    its result handed to `on_part` in this process, batch by batch, in no fixed order.
     `time_limit` (seconds): stop there; the count is then partial (`timed_out`, not
-    `exhausted`): the solutions of the finished sub-trees. KeyboardInterrupt (and any other
-    exception) kills the workers before it propagates."""
+    `exhausted`): the solutions of the sub-trees reported so far. KeyboardInterrupt (and any
+    other exception) kills the workers before it propagates."""
     start = time.perf_counter()
     problem = ExactCover(rows, num_primary, num_secondary)
     deadline = None if time_limit is None else start + float(time_limit)
     found: list[np.ndarray] = []
     if collect and summarise is None:
-        summarise, on_part = _trim, found.append
-    store = summarise is not None
+        summarise, on_part = np.asarray, found.append  # batches arrive stacked already
     prefixes = problem.split(auto_depth(problem, jobs) if depth is None else depth)
-    jobs = max(1, min(jobs, len(prefixes)))
+    jobs = max(1, min(jobs, len(prefixes), os.cpu_count() or 1))  # never more than the cores
+    tally = _Tally(len(prefixes), on_part, progress)
     if progress is not None:
         progress(0, len(prefixes))
+    worker_cpu: list[float] = []
     if jobs == 1:
-        total, nodes, finished = _count_here(problem, prefixes, store, summarise, on_part,
-                                             progress, deadline)
+        finished = _count_here(problem, prefixes, summarise, tally, deadline)
     else:
-        total, nodes, finished = _count_in_workers(problem, prefixes, jobs, store, summarise,
-                                                   on_part, progress, deadline)
-    solutions = None
-    if collect:
-        width = max((a.shape[1] for a in found), default=0)
-        padded = [np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in found]
-        solutions = np.concatenate(padded) if padded else np.empty((0, width), np.int32)
-    return CountResult(total, finished, not finished, nodes, time.perf_counter() - start,
-                       solutions)
+        finished = _count_in_workers(problem, prefixes, jobs, summarise, tally, deadline,
+                                     worker_cpu)
+    solutions = _stack(found) if collect else None
+    return CountResult(tally.count, finished, not finished, tally.nodes,
+                       time.perf_counter() - start, solutions, worker_cpu)
 
 
-def _count_here(problem: ExactCover, prefixes: list[tuple[int, ...]], store: bool,
-                summarise: Callable[[np.ndarray], object] | None,
-                on_part: Callable[[object], None] | None,
-                progress: Callable[[int, int], None] | None,
-                deadline: float | None) -> tuple[int, int, bool]:
+def _count_here(problem: ExactCover, prefixes: list[tuple[int, ...]],
+                summarise: Callable[[np.ndarray], object] | None, tally: _Tally,
+                deadline: float | None) -> bool:
     """The sub-trees one after the other in this process (bounded memory for `summarise`)."""
-    total = nodes = 0
-    for done, prefix in enumerate(prefixes, start=1):
+    batch = _Batch(summarise)
+    for prefix in prefixes:
         left = None if deadline is None else deadline - time.perf_counter()
         if left is not None and left <= 0:
-            return total, nodes, False
-        part = problem.count(prefix=prefix, collect=store, time_limit=left)
-        total += part.count
-        nodes += part.nodes
+            tally.take(batch.flush())
+            return False
+        part = problem.count(prefix=prefix, collect=summarise is not None, time_limit=left)
+        tally.take(batch.add(part))
         if part.timed_out:
-            return total, nodes, False
-        if summarise is not None:
-            summary = summarise(_trim(part.solutions))
-            if on_part is not None:
-                on_part(summary)
-        if progress is not None:
-            progress(done, len(prefixes))
-    return total, nodes, True
+            tally.take(batch.flush())
+            return False
+    tally.take(batch.flush())
+    return True
 
 
 def _count_in_workers(problem: ExactCover, prefixes: list[tuple[int, ...]], jobs: int,
-                      store: bool, summarise: Callable[[np.ndarray], object] | None,
-                      on_part: Callable[[object], None] | None,
-                      progress: Callable[[int, int], None] | None,
-                      deadline: float | None) -> tuple[int, int, bool]:
+                      summarise: Callable[[np.ndarray], object] | None, tally: _Tally,
+                      deadline: float | None, worker_cpu: list[float]) -> bool:
     import queue
 
     # The compiled kernels are loaded here once; forked workers share them (spawn would load
@@ -609,9 +673,9 @@ def _count_in_workers(problem: ExactCover, prefixes: list[tuple[int, ...]], jobs
     counter = context.Value("q", 0)
     results = context.Queue()
     workers = [context.Process(target=_work, daemon=True,
-                               args=(problem, prefixes, counter, results, store, summarise))
+                               args=(problem, prefixes, counter, results, summarise))
                for _ in range(jobs)]
-    total = nodes = done = running = 0
+    running = 0
     try:
         for worker in workers:
             worker.start()
@@ -620,27 +684,20 @@ def _count_in_workers(problem: ExactCover, prefixes: list[tuple[int, ...]], jobs
             try:
                 item = results.get(timeout=_POLL_SECONDS)
             except queue.Empty:
-                item = ()
+                item = None
             if deadline is not None and time.perf_counter() >= deadline:
-                return total, nodes, False
-            if item == ():
+                return False
+            if item is None:
                 if any(w.exitcode not in (None, 0) for w in workers):
                     raise RuntimeError("an exact-cover worker process died")
-                continue
-            if item is None:
+            elif item[0] == "done":
                 running -= 1
-                continue
-            if item[0] == "error":
+                worker_cpu.append(round(item[1], 3))
+            elif item[0] == "error":
                 raise RuntimeError(f"an exact-cover worker failed: {item[1]}")
-            count, n, summary = item
-            total += count
-            nodes += n
-            done += 1
-            if on_part is not None:
-                on_part(summary)
-            if progress is not None:
-                progress(done, len(prefixes))
-        return total, nodes, True
+            else:
+                tally.take(item)
+        return True
     finally:
         for worker in workers:
             if worker.is_alive():

@@ -121,15 +121,18 @@ def test_auto_depth_gives_many_more_parts_than_jobs():
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_summaries_stream_one_per_part(jobs):
-    """`summarise` sees each sub-tree's solutions where it was counted; `on_part` gets the
-    results: together they hold every solution exactly once."""
+    """`summarise` sees batches of sub-trees' solutions where they were counted; `on_part` gets
+    the results: together they hold every solution exactly once."""
     rows, primary, secondary = queens(7)
     parts: list = []
+    steps: list[tuple[int, int]] = []
     result = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=2,
                                summarise=lambda sols: [tuple(sorted(x for x in s if x >= 0))
                                                        for s in sols.tolist()],
-                               on_part=parts.append)
-    assert len(parts) == len(ExactCover(rows, primary, secondary).split(2))
+                               on_part=parts.append, progress=lambda *a: steps.append(a))
+    subtrees = len(ExactCover(rows, primary, secondary).split(2))
+    assert steps[0] == (0, subtrees) and steps[-1] == (subtrees, subtrees)
+    assert [done for done, _ in steps] == sorted(done for done, _ in steps)
     every = [s for part in parts for s in part]
     assert len(every) == len(set(every)) == result.count == queens_brute(7)
     assert all(is_cover(rows, s, primary, secondary) for s in every)

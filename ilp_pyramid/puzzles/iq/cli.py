@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -272,6 +273,10 @@ def _report_count(instance: Instance, report: Any, workers: int, output: Path | 
         "partial_solutions": None if complete else report.solutions,
         "seconds": round(report.seconds, 3),
         "jobs": workers,
+        # This process's CPU (start-up, split, collecting) and each worker's: how evenly the
+        # work was shared, on a machine busy with other work too.
+        "cpu_seconds": round(time.process_time(), 3),
+        "worker_cpu_seconds": report.worker_cpu,
         "nodes": report.nodes,
         "output": str(output) if output is not None and complete else None,
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import numpy as np
@@ -34,6 +34,7 @@ class CountReport:
     subtrees: int = 0
     nodes: int = 0
     complete: bool = True
+    worker_cpu: list[float] = field(default_factory=list)  # CPU seconds of each worker
 
 
 def symmetry_group(instance: Instance) -> list[tuple[int, ...]]:
@@ -156,4 +157,4 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
     exact = result.count == distinct * len(group)
     return CountReport(result.count, distinct, len(group), exact, symmetric,
                        time.perf_counter() - start, nodes=result.nodes,
-                       complete=result.exhausted)
+                       complete=result.exhausted, worker_cpu=result.worker_cpu)
