@@ -43,12 +43,12 @@ _DARK_ANSI = frozenset({0, 1, 4, 5, 8, 12})
 
 
 def _is_dark(hex_colour: str) -> bool:
-    """Relative luminance under ~0.3: white letters read better there than black."""
+    """Luminance under 0.4 (of 1): white letters read better there than black."""
     try:
         r, g, b = (int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4))
     except ValueError:
         return False
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.3
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4
 
 
 def cell_styles(pieces: Sequence[Piece], color_system: str | None = None) -> dict[str, Style]:
@@ -137,6 +137,9 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
                 "linewidth": GIVEN_EDGE if fixed else 1.0,
                 "hatch": GIVEN_HATCH if fixed else None}
 
+    def ink(index: int | None) -> str:
+        return "#ffffff" if _is_dark(style(index)["facecolor"]) else "#000000"
+
     def pin(ax, x: float, y: float, radius: float) -> None:
         ax.add_patch(Circle((x, y), radius, facecolor="none", edgecolor="#ffffff",
                             linewidth=2.0, zorder=3))
@@ -150,7 +153,7 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
             letter = letters.get(k)
             if letter:
                 ax.text(x + 0.5, -y - 0.5, letter.upper(), ha="center", va="center",
-                        fontsize=10, zorder=5)
+                        fontsize=10, zorder=5, color=ink(k), fontweight="bold")
             if k in pins:
                 pin(ax, x + 0.5, -y - 0.5, 0.36)
         ax.set_xlim(-0.2, board.width + 0.2)
@@ -179,7 +182,7 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
                     letter = letters.get(idx) if idx is not None else None
                     if letter:
                         ax.text(2 * i, -2 * j, letter.upper(), ha="center", va="center",
-                                fontsize=8, zorder=5)
+                                fontsize=8, zorder=5, color=ink(idx), fontweight="bold")
                     if idx in pins:
                         pin(ax, 2 * i, -2 * j, 0.7)
             ax.set_title(f"level {h + 1}", fontsize=9)
