@@ -135,7 +135,7 @@ def solve(
     instance = load_instance(board, given, pieces)
     if not json_out:
         chosen = f"{engine} (auto)" if solver == "auto" else engine
-        console.print(describe(instance) + f"; engine {chosen}", markup=False)
+        console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
     result = iq_solve.solve_instance(instance, engine, solve_options(time_limit, threads, seed))
     _fast_exit()
     solved = result.status == iq_solve.SOLVED
@@ -232,7 +232,7 @@ def count(
     instance = load_instance(board, given, pieces)
     workers = min(jobs or _cores(), _cores())
     if not json_out:
-        console.print(describe(instance) + f"; {workers} job(s)", markup=False)
+        console.print(describe(instance) + f"; {workers} job(s)", markup=False, soft_wrap=True)
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
                TextColumn("sub-trees"), TimeElapsedColumn())
     try:
@@ -414,5 +414,5 @@ def show(
                     "placements": len(instance.placements),
                     "grid": letter_grid(instance.board, letters)})
         return
-    console.print(describe(instance), markup=False)
+    console.print(describe(instance), markup=False, soft_wrap=True)
     _show(instance, letters)
