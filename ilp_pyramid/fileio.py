@@ -6,10 +6,7 @@ import gzip
 import io
 import os
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
 
 
 def _current_umask() -> int:
@@ -19,6 +16,46 @@ def _current_umask() -> int:
 
 
 _UMASK = _current_umask()
+
+
+class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path) as handle`
+    """Write a file piece by piece (gzip for `.gz`): it appears at `path` only when the block
+    ends normally; on any exception (interrupt included) the temp file is removed and `path` is
+    left as it was."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.target = Path(path)
+
+    def __enter__(self) -> io.BufferedIOBase:
+        directory = self.target.parent if str(self.target.parent) else Path(".")
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp",
+                                        dir=directory)
+        os.chmod(self.tmp, 0o666 & ~_UMASK)
+        self.raw = os.fdopen(fd, "wb")
+        self.handle = self.raw
+        if str(self.target).endswith(".gz"):
+            self.handle = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0)
+        return self.handle  # type: ignore[return-value]
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        renamed = False
+        try:
+            if self.handle is not self.raw:
+                self.handle.close()  # gzip's trailer
+            if kind is None:
+                self.raw.flush()
+                os.fsync(self.raw.fileno())
+            self.raw.close()
+            if kind is None:
+                os.replace(self.tmp, self.target)
+                renamed = True
+        finally:
+            if not renamed:
+                try:
+                    os.unlink(self.tmp)
+                except FileNotFoundError:
+                    pass
 
 
 def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
@@ -46,34 +83,6 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-@contextmanager
-def atomic_stream(path: str | os.PathLike) -> Iterator[BinaryIO]:
-    """Write a file piece by piece (gzip for `.gz`): it appears at `path` only when the block
-    ends normally; on any exception (interrupt included) the temp file is removed and `path` is
-    left as it was."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "wb") as raw:
-            if str(target).endswith(".gz"):
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                    yield gz  # type: ignore[misc]
-            else:
-                yield raw
-            raw.flush()
-            os.fsync(raw.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
