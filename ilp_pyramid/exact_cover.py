@@ -474,7 +474,7 @@ def solve_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
 # worker -- and every worker takes the next sub-tree from a shared counter as soon as it is
 # free. A sub-tree is then a small share of the work, so both cores stay busy to the end
 # instead of one waiting on the other's last large piece.
-PARTS_PER_JOB = 128
+PARTS_PER_JOB = 128  # quoted in `iq count --help` and docs/iq.md
 _MAX_AUTO_DEPTH = 8
 # How often (seconds) the parent looks at the clock and at its workers while waiting.
 _POLL_SECONDS = 0.05

@@ -208,7 +208,7 @@ def count(
                              help="Worker processes (0: one per core; at most the cores)."),
     depth: int = typer.Option(None, "--depth", min=1, max=12,
                               help="Split the search tree this many levels deep (default: deep "
-                                   "enough for 256 sub-trees per job)."),
+                                   "enough for 128 sub-trees per job)."),
     output: Path = typer.Option(None, "--output", "-o",
                                 help="Write every filling to this file, one per line (see "
                                      "docs/iq.md; .gz to gzip); it appears only when the count "
@@ -222,7 +222,7 @@ def count(
     triangle, 4 for the rectangle, 8 for a pyramid; only those keeping the givens in place).
 
     How the work is split: the exact-cover search tree is cut a few levels down into many
-    disjoint sub-trees (at least 256 per job); each worker process takes the next sub-tree as
+    disjoint sub-trees (at least 128 per job); each worker process takes the next sub-tree as
     soon as it is free, so every core stays busy to the end. Exit codes: 0 counted, 2 bad
     input, 3 time limit (the partial count is printed as such), 130/143 interrupted (no worker
     survives; no --output file is written).
