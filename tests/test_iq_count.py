@@ -90,9 +90,11 @@ def test_time_limit_prints_a_partial_count_and_exit_3(cli, tmp_path):
 def test_unwritable_output_is_bad_input(cli, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
-    result = cli("iq", "count", "pyramid4", "-o", str(blocker / "s.txt"))
-    assert result.code == 2
-    assert result.err.startswith("error:") and len(result.err.strip().splitlines()) == 1
+    for target in (blocker / "s.txt", tmp_path):  # under a file; a directory
+        result = cli("iq", "count", "pyramid4", "-o", str(target))
+        assert result.code == 2
+        assert result.err.startswith("error:") and len(result.err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
 def children_of(pid: int) -> list[int]:

@@ -9,7 +9,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -37,6 +37,9 @@ from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
 from ilp_pyramid.puzzles.iq.render import coloured, letter_grid, png_bytes
 from ilp_pyramid.verify.iq import verify_filling
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.iq.count import CountReport
 
 app = typer.Typer(
     help="IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
@@ -239,6 +242,8 @@ def count(
         with _sigterm_raises(), contextlib.ExitStack() as stack:
             sink = None
             if output is not None:
+                if output.is_dir():
+                    fail(f"cannot write {output}: it is a directory")
                 try:
                     sink = stack.enter_context(atomic_stream(output))
                 except OSError as exc:
@@ -269,8 +274,8 @@ def count(
         raise typer.Exit(EXIT_TIMEOUT)
 
 
-def _report_count(instance: Instance, report: Any, workers: int, output: Path | None,
-                  json_out: bool) -> None:
+def _report_count(instance: Instance, report: CountReport, workers: int,
+                  output: Path | None, json_out: bool) -> None:
     complete = report.complete
     data = {
         "board": instance.board.name,
