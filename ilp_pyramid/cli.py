@@ -12,11 +12,13 @@ try:  # Typer >= 0.20 vendors click; older ones depend on it.
 except ImportError:  # pragma: no cover
     from click import exceptions as click_exceptions
 
-from ilp_pyramid import bench
-from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid import cli_common
+from ilp_pyramid.bench import cli as bench_cli
+from ilp_pyramid.errors import InputError, Interrupted, SolverError
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
+from ilp_pyramid.puzzles.bel import pictures as bel_pictures
 from ilp_pyramid.puzzles.iq import cli as iq_cli
 from ilp_pyramid.puzzles.sudoku_cube import cli as sudoku_cli
 from ilp_pyramid.puzzles.views import cli as views_cli
@@ -31,12 +33,13 @@ app = typer.Typer(
 
 app.command("solve")(bel.solve)
 app.command("verify")(bel.verify)
+app.command("render")(bel_pictures.render)
 app.command("export")(bel.export)
 app.command("read-solution")(bel.read_solution)
 app.command("models")(bel.models)
 app.command("strategies")(bel_info.strategies)
 app.command("info")(bel_info.info)
-app.command("bench")(bench.bench)
+app.add_typer(bench_cli.app, name="bench")
 app.command("hunt")(bel_hunt.hunt)
 app.add_typer(views_cli.app, name="views")
 app.add_typer(iq_cli.app, name="iq")
@@ -47,6 +50,11 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: every failure becomes one line on stderr and an exit code, never a traceback."""
     try:
         code = app(args=argv, prog_name="ilp-pyramid", standalone_mode=False)
+        if code == 130 and not cli_common.reported:
+            # Typer's answer to any KeyboardInterrupt: say which signal it was, once.
+            from ilp_pyramid.backends import process
+
+            raise Interrupted(process.last_signal or 2)
     except click_exceptions.NoArgsIsHelpError as exc:
         exc.show()
         code = 0
@@ -62,9 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # errors.Interrupted carries 143 for SIGTERM
         print("error: interrupted", file=sys.stderr)
-        code = 130
+        code = getattr(exc, "exit_code", 130)
     except MemoryError:
         print("error: out of memory", file=sys.stderr)
         code = 1

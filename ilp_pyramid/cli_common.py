@@ -33,8 +33,14 @@ def solve_options(time_limit: float | None, threads: int | None, seed: int | Non
                         extra=extra)
 
 
+# Set once a command has printed its own error line, so main() does not add a second one.
+reported = False
+
+
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr and a non-zero exit; never a traceback."""
+    global reported
+    reported = True
     err_console.print(f"error: {message}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -45,7 +51,7 @@ Parsed = TypeVar("Parsed")
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
     from ilp_pyramid.errors import InputError
-    from ilp_pyramid.fileio import read_text
+    from ilp_pyramid.formats.fileio import read_text
 
     try:
         text = read_text(path)

@@ -198,3 +198,71 @@ def test_strategy_sets_are_a_grid_dimension(cli, tmp_path):
     assert all(r["status"] == "solved" for r in records)
     bad = cli("bench", "--n", "2", "--strategies", "Nope", "--results", tmp_path / "x.jsonl")
     assert bad.code == 2 and "unknown strategy" in bad.err
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signalled_bench_stops_at_once_kills_the_run_and_keeps_its_records(
+        tmp_path, signum, code):
+    """SIGINT/SIGTERM on `bench`: exit 130/143 within 2 s, one line on stderr, the running
+    command's whole tree killed, every finished record kept in the results file."""
+    results = tmp_path / "r.jsonl"
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "ilp_pyramid", "bench", "--n", "1", "--results", str(results),
+         "--external", "quick=/bin/true",
+         "--external", "slow=/bin/sh -c 'sleep 60 & sleep 60; wait'"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    tree: list[int] = []
+    deadline = time.monotonic() + 60
+    try:
+        while len(tree) < 3 and time.monotonic() < deadline and bench.poll() is None:
+            tree = _descendants(bench.pid)  # sh and its two sleeps
+            time.sleep(0.05)
+        assert len(tree) >= 3, "the slow run never started"
+        os.kill(bench.pid, signum)
+        sent = time.monotonic()
+        _, err = bench.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+            bench.wait()
+    assert bench.returncode == code and took < 2, (bench.returncode, took)
+    lines = err.decode().strip().splitlines()  # the finished run's line, then one error line
+    assert lines[-1].startswith("error: interrupted") and lines[0].startswith("quick"), lines
+    assert len(lines) == 2, lines
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in tree):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in tree), "a process of the run survived"
+    (record,) = read_results(results)
+    assert record["label"] == "quick" and record["status"] == "solved"
+
+
+def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, tmp_path):
+    from ilp_pyramid.puzzles.bel.geometry import MAX_N
+
+    assert parse_sizes(f"1..{MAX_N}") == list(range(1, MAX_N + 1))
+    start = time.monotonic()
+    with pytest.raises(InputError, match="out of range"):
+        parse_sizes("1..10000000000")  # refused before anything is built
+    assert time.monotonic() - start < 1
+    results = tmp_path / "r.jsonl"
+    for args in (["--n", "1..10000000000"], ["--n", f"{MAX_N + 1}"], ["--repeat", "100000000"],
+                 ["--repeat", "1001"], ["--time-limit", "inf"], ["--n", "²"],
+                 ["--n", "9" * 5000]):
+        result = cli("bench", *args, "--results", results)
+        assert result.code == 2, (args, result)
+        assert len(result.err.strip().splitlines()) == 1, (args, result.err)
+    assert not results.exists()
+    directory = cli("bench", "--n", "2", "--solver", "kissat", "--results", tmp_path)
+    assert directory.code == 2 and "is a directory" in directory.err
+    assert len(directory.err.strip().splitlines()) == 1

@@ -6,8 +6,8 @@ from itertools import combinations, permutations
 
 import pytest
 
-import ilp_pyramid.exact_cover as ec
-from ilp_pyramid.exact_cover import ExactCover, count_exact_cover, solve_exact_cover
+import ilp_pyramid.backends.exact_cover as ec
+from ilp_pyramid.backends.exact_cover import ExactCover, count_exact_cover, solve_exact_cover
 
 # Knuth's example from "Dancing Links": items 0..6.
 KNUTH = [[2, 4, 5], [0, 3, 6], [1, 2, 5], [0, 3], [1, 6], [3, 4, 6]]

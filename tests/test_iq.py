@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.exact_cover import ExactCover
+from ilp_pyramid.backends.exact_cover import ExactCover
 from ilp_pyramid.puzzles.iq.boards import board_by_name, parse_text_board, pyramid, rectangle
 from ilp_pyramid.puzzles.iq.count import count_solutions
 from ilp_pyramid.puzzles.iq.given import read_given

@@ -9,8 +9,9 @@ import pytest
 from ilp_pyramid import backends
 from ilp_pyramid.backends import sat
 from ilp_pyramid.backends.base import ERROR, INFEASIBLE, OPTIMAL, TIMEOUT, SolveOptions
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
+from tests.proctools import live_children
 
 
 def test_names_and_aliases():
@@ -50,13 +51,13 @@ def test_time_limit_kills_the_solver():
     clauses = build_cnf(4).formula.clauses  # cadical153 needs ~10 s for N=4
     # Earlier tests may have left long-lived helpers (multiprocessing's resource tracker):
     # only children that appear during this solve count.
-    before = _live_children()
+    before = live_children(os.getpid())
     start = time.perf_counter()
     result = sat.solve(clauses, "cadical153", SolveOptions(time_limit=0.3))
     assert result.status == TIMEOUT and not result.model
     assert "0.3 s" in result.message
     assert time.perf_counter() - start < 10
-    assert not _live_children() - before
+    assert not live_children(os.getpid()) - before
 
 
 def _die(name, clauses, options, sender):
@@ -70,27 +71,11 @@ def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
     assert "killed by SIGKILL" in result.message
 
 
-def _live_children() -> set[int]:
-    me = str(os.getpid())
-    alive = set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = open(f"/proc/{entry.name}/stat").read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[1] == me and fields[0] != "Z":
-            alive.add(int(entry.name))
-    return alive
-
-
 def test_cpsat_solves_or_says_what_to_install():
     """CP-SAT is optional (ilp-pyramid[cpsat]); either it answers or the user hears why not."""
     assert sat.is_sat_solver("cpsat") and backends.kind("cpsat") == "sat"
     if not sat._has_cpsat():
-        with pytest.raises(SolverError, match=r"ilp-pyramid\[cpsat\]"):
+        with pytest.raises(InputError, match=r"ilp-pyramid\[cpsat\]"):
             sat.solve([[1]], "cpsat")
         return
     assert "cpsat" in sat.solver_names()

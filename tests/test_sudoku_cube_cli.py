@@ -79,7 +79,8 @@ def test_broken_cube_is_not_solvable_by_turning(cli, tmp_path):
     assert result.code == 1
     assert "not solvable by turning" in result.out and "twisted in place" in result.out
     data = json.loads(cli("sudoku-cube", "solve", path, "--json").out)
-    assert data["solved"] is False and data["status"] == "not_turnable"
+    assert data["solved"] is False and data["status"] == "infeasible"
+    assert data["detail"] == "not_turnable"
     assert data["faces"] is None and data["moves"] is None
 
 

@@ -79,7 +79,7 @@ def all_grids(state: CubeState, limit: int = 64):
 def test_twisted_corner_is_not_solvable_by_turning():
     instance = generate(0).broken("twist")
     outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.status == runner.NOT_TURNABLE
+    assert outcome.detail == runner.NOT_TURNABLE
     assert "not solvable by turning" in outcome.reason
     assert "a corner is twisted in place" in outcome.reason
     # The proof, grid by grid: every arrangement showing 1-9 upright breaks a rule of turning.
@@ -95,21 +95,21 @@ def test_twisted_corner_is_not_solvable_by_turning():
 def test_swapped_edges_are_not_solvable_by_turning():
     instance = generate(0).broken("swap")
     outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.status == runner.NOT_TURNABLE
+    assert outcome.detail == runner.NOT_TURNABLE
     assert "two pieces are swapped" in outcome.reason
 
 
 def test_turned_centre_is_not_solvable_by_turning():
     instance = generate(0).broken("centre")
     outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.status == runner.NOT_TURNABLE
+    assert outcome.detail == runner.NOT_TURNABLE
     assert "a centre is turned a quarter in place" in outcome.reason
 
 
 def test_swapped_edges_with_parity_cuts_agree():
     instance = generate(0).broken("swap")
     outcome = runner.run(instance.state, parity="cuts", options=OPTIONS)
-    assert outcome.status == runner.NOT_TURNABLE
+    assert outcome.detail == runner.NOT_TURNABLE
     assert outcome.cuts >= 1
 
 
@@ -117,7 +117,7 @@ def test_wrong_digit_counts_are_rejected_with_the_reason():
     stickers = list(generate(2).state.stickers)
     stickers[0] = (9 if stickers[0][0] != 9 else 8, 0)
     outcome = runner.run(CubeState(tuple(stickers)), options=OPTIONS)
-    assert outcome.status == runner.NO_GRID
+    assert outcome.detail == runner.NO_GRID
     assert "each digit must appear exactly 6 times" in outcome.reason
 
 
@@ -138,7 +138,7 @@ def test_right_counts_but_no_grid_is_rejected():
         for b in corner:
             stickers[b] = (corner_digits.pop(), 0)
     outcome = runner.run(CubeState(tuple(stickers)), options=OPTIONS)
-    assert outcome.status == runner.NO_GRID
+    assert outcome.detail == runner.NO_GRID
     assert "cannot form six 1-9 faces" in outcome.reason
 
 
@@ -175,7 +175,7 @@ def ones_in_the_middle(seed: int) -> CubeState:
 @pytest.mark.slow
 def test_inversions_answer_the_cut_loops_worst_case():
     outcome = runner.run(ones_in_the_middle(0), options=OPTIONS)
-    assert outcome.status == runner.NOT_TURNABLE
+    assert outcome.detail == runner.NOT_TURNABLE
     assert "a centre is turned a quarter in place" in outcome.reason
 
 

@@ -1,29 +1,141 @@
-"""Backends behind one interface. `kind(name)` tells which model form a solver takes."""
+"""Backends behind one door: `solve(form, solver, options) -> Result`.
+
+The form says what kind of model it is, and with it which solvers can take it:
+
+| form                                  | solvers                                     |
+|---------------------------------------|---------------------------------------------|
+| `pulp.LpProblem`                      | the MIP registry (`mip.MIP_REGISTRY`): highs, cbc |
+| CNF: a list of clauses or a pysat CNF | python-sat's solvers (`sat.py`), cpsat      |
+| `ExactCoverForm` (rows and items)     | dlx (`exact_cover.py`), cpsat               |
+| `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
+
+Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, the time limit
+kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, and no
+solver process outlives this one. A puzzle builds its form and calls `solve`; it never asks
+which family a solver belongs to.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# highspy before PuLP: PuLP imports it under a bare `except:`, so a Ctrl-C during that import
+# would be swallowed and HiGHS reported "Not Available" instead of the run stopping.
+import highspy  # noqa: F401
+
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.backends.mip import MIP_SOLVERS
+from ilp_pyramid.errors import InputError
+
+DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
+CPSAT = "cpsat"
+
+
+@dataclass(frozen=True)
+class ExactCoverForm:
+    """Choose rows so that every primary item is in exactly one chosen row and every
+    secondary item (numbered after the primary ones) in at most one."""
+
+    rows: Sequence[Sequence[int]]
+    num_primary: int
+    num_secondary: int = 0
 
 
 def kind(solver: str) -> str:
-    """'mip' or 'sat' for a known solver name; ValueError otherwise."""
+    """'mip' or 'sat' for a known MIP or SAT solver name; ValueError otherwise.
+
+    For callers that pick a model form by solver family (bench, the LNS repairs); puzzles
+    that build forms call `solve` and `accepts` instead.
+    """
     if solver in MIP_SOLVERS:
         return "mip"
-    try:
-        from ilp_pyramid.backends import sat
-    except ImportError:  # pragma: no cover - sat backend is part of the package
-        sat = None
-    if sat is not None and sat.is_sat_solver(solver):
+    from ilp_pyramid.backends import sat
+
+    if sat.is_sat_solver(solver):
         return "sat"
     raise ValueError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())})")
 
 
 def all_solvers() -> list[str]:
-    names = list(MIP_SOLVERS)
-    try:
-        from ilp_pyramid.backends import sat
+    from ilp_pyramid.backends import sat
 
-        names += sat.solver_names()
-    except ImportError:  # pragma: no cover
-        pass
-    return names
+    return list(MIP_SOLVERS) + sat.solver_names()
+
+
+def accepts(form_kind: str, solver: str) -> bool:
+    """Whether `solver` takes forms of kind 'mip', 'cnf', 'exact_cover' or 'bool'."""
+    if form_kind == "mip":
+        return solver in MIP_SOLVERS
+    if form_kind == "exact_cover":
+        return solver in (DLX, CPSAT)
+    if form_kind == "bool":
+        return solver == CPSAT
+    from ilp_pyramid.backends import sat
+
+    return sat.is_sat_solver(solver)  # includes cpsat
+
+
+def form_kind(form: object) -> str:
+    """'mip', 'cnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
+    import pulp
+
+    from ilp_pyramid.backends.cpsat import BoolModel
+
+    if isinstance(form, pulp.LpProblem):
+        return "mip"
+    if isinstance(form, ExactCoverForm):
+        return "exact_cover"
+    if isinstance(form, BoolModel):
+        return "bool"
+    if hasattr(form, "clauses") or isinstance(form, list | tuple):
+        return "cnf"
+    raise InputError(f"not a model form a backend takes: {type(form).__name__}")
+
+
+def solve(form: object, solver: str, options: SolveOptions | None = None) -> Result:
+    """Solve a model form with `solver`; InputError if the solver cannot take that form."""
+    options = options or SolveOptions()
+    what = form_kind(form)
+    if not accepts(what, solver):
+        raise InputError(f"solver {solver!r} does not take a {what} model")
+    if what == "mip":
+        from ilp_pyramid.backends import mip
+
+        return mip.solve(form, solver, options)
+    if what == "bool":
+        from ilp_pyramid.backends import cpsat
+
+        return cpsat.solve_model(form, options)
+    if what == "exact_cover":
+        return _solve_exact_cover(form, solver, options)
+    from ilp_pyramid.backends import sat
+
+    clauses = form.clauses if hasattr(form, "clauses") else form
+    return sat.solve(clauses, solver, options)
+
+
+def _solve_exact_cover(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
+    if solver == CPSAT:
+        from ilp_pyramid.backends import cpsat
+
+        result = cpsat.solve_model(
+            cpsat.exact_cover_model(form.rows, form.num_primary, form.num_secondary), options)
+        result.rows = [lit - 1 for lit in result.model if 0 < lit <= len(form.rows)]
+        return result
+    from ilp_pyramid.backends.exact_cover import ExactCover  # numba: loaded only when used
+
+    start = time.perf_counter()
+    if not form.rows:
+        status = Status.SOLVED if form.num_primary == 0 else Status.INFEASIBLE
+        return Result(DLX, status, 0.0)
+    found = ExactCover(form.rows, form.num_primary, form.num_secondary).solve(
+        limit=1, time_limit=options.time_limit)
+    seconds = time.perf_counter() - start
+    if found.solutions:
+        return Result(DLX, Status.SOLVED, seconds, rows=list(found.solutions[0]))
+    if found.exhausted:
+        return Result(DLX, Status.INFEASIBLE, seconds)
+    return Result(DLX, Status.TIMEOUT, seconds,
+                  message=f"no answer within {options.time_limit} s")

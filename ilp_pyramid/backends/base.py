@@ -1,20 +1,57 @@
-"""The one interface every backend offers: solve(model, options) -> SolveResult.
+"""The one contract every backend keeps: `solve(form, solver, options) -> Result`.
 
-A backend knows nothing about puzzles. A MIP backend takes a `pulp.LpProblem` and answers
-with variable values by name; a SAT backend takes a CNF and answers with a model (a list of
-true literals). The puzzle decodes either.
+A backend knows nothing about puzzles. It takes a model *form* (a PuLP problem, CNF clauses,
+exact-cover rows or a CP-SAT Boolean model, see `backends.solve`) and answers with a `Result`:
+variable values by name (MIP, CP-SAT), true literals (SAT) or chosen rows (exact cover). The
+puzzle decodes them.
+
+One status vocabulary, `Status`, is used by every backend, every puzzle runner and every
+`--json` output (docs/status.md):
+
+- `solved`      a solution; for a model with an objective, one proved optimal.
+- `feasible`    a solution, but a limit stopped the proof of optimality (backends; a runner of a
+                pure feasibility puzzle reports it as `solved`, one that needs the optimum as
+                `timeout`).
+- `infeasible`  proved: no solution exists. Why, when a puzzle knows more, goes in a separate
+                `reason` / `detail` field (e.g. Sudoku Cube's `no_grid`, views' `unsolvable`).
+- `timeout`     the time limit passed without a solution.
+- `interrupted` SIGINT/SIGTERM stopped the run. Backends do not return it: they stop their
+                solver and children and raise `errors.Interrupted`; it appears in records that
+                are written on the way out (bench, hunt).
+- `error`       the solver failed, crashed or answered something unusable.
+
+Exit codes follow from it: solved 0, infeasible 1, timeout 3, interrupted 130/143, error 1.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-# Result statuses, shared by every backend.
-OPTIMAL = "optimal"  # a solution, proved optimal (for feasibility problems: a solution)
-FEASIBLE = "feasible"  # a solution, but a limit stopped the proof of optimality
-INFEASIBLE = "infeasible"  # proved: no solution exists
-TIMEOUT = "timeout"  # the time limit passed with no solution
-ERROR = "error"  # the solver failed or crashed
+
+class Status(StrEnum):
+    """A run's outcome; a str, so it prints and serialises to JSON as its value."""
+
+    SOLVED = "solved"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+
+
+# Names older callers use; they are the Status members themselves.
+OPTIMAL = Status.SOLVED
+FEASIBLE = Status.FEASIBLE
+INFEASIBLE = Status.INFEASIBLE
+TIMEOUT = Status.TIMEOUT
+INTERRUPTED = Status.INTERRUPTED
+ERROR = Status.ERROR
+
+# A progress callback gets a small dict: always "elapsed" (seconds); MIP solvers add
+# "incumbent" (best objective found, None before the first), "bound" and "nodes".
+Progress = Callable[[dict], None]
 
 
 @dataclass(frozen=True)
@@ -25,18 +62,24 @@ class SolveOptions:
     verbose: bool = False
     # Solver-specific settings passed through untouched (HiGHS option names, CBC flags).
     extra: dict = field(default_factory=dict)
+    # Called about once a second while a solver runs (off by default; keep it cheap).
+    progress: Progress | None = None
 
 
 @dataclass
-class SolveResult:
+class Result:
     solver: str
-    status: str
+    status: Status
     seconds: float
-    values: dict[str, float] = field(default_factory=dict)  # MIP: variable name -> value
-    model: list[int] = field(default_factory=list)  # SAT: true literals
+    values: dict[str, float] = field(default_factory=dict)  # MIP, CP-SAT: name -> value
+    model: list[int] = field(default_factory=list)  # SAT: the literals of a model
     objective: float | None = None
     message: str = ""
+    rows: list[int] = field(default_factory=list)  # exact cover: the chosen rows
 
     @property
     def has_solution(self) -> bool:
-        return self.status in (OPTIMAL, FEASIBLE)
+        return self.status in (Status.SOLVED, Status.FEASIBLE)
+
+
+SolveResult = Result  # the name before the one contract

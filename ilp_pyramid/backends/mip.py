@@ -1,101 +1,75 @@
-"""MIP backends through PuLP: HiGHS (via highspy, in-process) and CBC (PuLP's bundled binary)."""
+"""MIP backends through PuLP: the form is a `pulp.LpProblem`, values come back by name.
+
+Solvers are registered in `MIP_REGISTRY`, one line each: the name and the module that makes
+PuLP's solver object from `SolveOptions` (`solver(options) -> pulp.LpSolver`, plus, where
+the solver can tell a limit from a failure, `failure_message(problem)`). A new MIP solver
+through PuLP is one such module and one line here, e.g. for Gurobi a `backends/gurobi.py`
+with `def solver(options): return pulp.GUROBI(msg=options.verbose,
+timeLimit=options.time_limit)` and `"gurobi": "ilp_pyramid.backends.gurobi"`.
+"""
 
 from __future__ import annotations
 
+import importlib
 import time
-import warnings
 
 import pulp
 
-from ilp_pyramid.backends.base import (
-    ERROR,
-    FEASIBLE,
-    INFEASIBLE,
-    OPTIMAL,
-    TIMEOUT,
-    SolveOptions,
-    SolveResult,
-)
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import SolverError
 
-MIP_SOLVERS = ("highs", "cbc")
+MIP_REGISTRY = {
+    "highs": "ilp_pyramid.backends.highs",  # highspy in this process, interruptible
+    "cbc": "ilp_pyramid.backends.cbc",  # PuLP's CBC binary in its own process group
+}
+MIP_SOLVERS = tuple(MIP_REGISTRY)
+DEFAULT_MIP_SOLVER = "highs"
+
+# Names older callers use.
+OPTIMAL, FEASIBLE, INFEASIBLE = Status.SOLVED, Status.FEASIBLE, Status.INFEASIBLE
+TIMEOUT, ERROR = Status.TIMEOUT, Status.ERROR
 
 
-def _highs(options: SolveOptions) -> pulp.LpSolver:
-    params = dict(options.extra)
-    if options.seed is not None:
-        params["random_seed"] = int(options.seed)
-    return pulp.HiGHS(
-        msg=options.verbose,
-        timeLimit=options.time_limit,
-        threads=options.threads,
-        **params,
-    )
+def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,
+          options: SolveOptions | None = None) -> Result:
+    """Solve `problem` with a registered MIP solver; values come back keyed by variable name.
 
-
-def _cbc(options: SolveOptions) -> pulp.LpSolver:
-    flags = [f"{k} {v}" for k, v in options.extra.items()]
-    if options.seed is not None:
-        flags.append(f"randomCbcSeed {int(options.seed) + 1}")  # CBC reads 0 as "no seed"
-    with warnings.catch_warnings():
-        # PuLP 3.3 warns that its bundled CBC moves to an extra in 4.0; 3.3 is what we pin.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return pulp.PULP_CBC_CMD(
-            msg=options.verbose,
-            timeLimit=options.time_limit,
-            threads=options.threads,
-            options=flags,
-        )
-
-
-_FACTORIES = {"highs": _highs, "cbc": _cbc}
-
-
-def solve(problem: pulp.LpProblem, solver: str = "highs",
-          options: SolveOptions | None = None) -> SolveResult:
-    """Solve `problem` with a MIP solver; values come back keyed by variable name."""
+    SIGINT/SIGTERM during the solve stop the solver (and its process) and raise
+    `errors.Interrupted`.
+    """
     options = options or SolveOptions()
-    if solver not in _FACTORIES:
+    if solver not in MIP_REGISTRY:
         raise SolverError(f"unknown MIP solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
-    backend = _FACTORIES[solver](options)
+    module = importlib.import_module(MIP_REGISTRY[solver])
+    backend = module.solver(options)
     start = time.perf_counter()
     try:
-        problem.solve(backend)
+        with process.interruptible():
+            problem.solve(backend)
     except pulp.PulpSolverError as exc:
-        return SolveResult(solver, ERROR, time.perf_counter() - start, message=str(exc))
+        return Result(solver, Status.ERROR, time.perf_counter() - start, message=str(exc))
     seconds = time.perf_counter() - start
     status = _status(problem)
-    if solver == "highs" and status == TIMEOUT and not _highs_hit_a_limit(problem):
-        # PuLP calls every HiGHS failure "not solved"; only a limit is a timeout.
-        return SolveResult(solver, ERROR, seconds, message=_highs_status_text(problem))
+    if status == Status.TIMEOUT and hasattr(module, "failure_message"):
+        failure = module.failure_message(problem)
+        if failure is not None:
+            return Result(solver, Status.ERROR, seconds, message=failure)
     values: dict[str, float] = {}
-    if status in (OPTIMAL, FEASIBLE):
+    if status in (Status.SOLVED, Status.FEASIBLE):
         values = {v.name: (v.varValue or 0.0) for v in problem.variables()}
     objective = pulp.value(problem.objective) if values and problem.objective else None
-    return SolveResult(solver, status, seconds, values=values, objective=objective)
+    return Result(solver, status, seconds, values=values, objective=objective)
 
 
-def _highs_hit_a_limit(problem: pulp.LpProblem) -> bool:
-    import highspy
-
-    limits = {highspy.HighsModelStatus.kTimeLimit, highspy.HighsModelStatus.kIterationLimit,
-              highspy.HighsModelStatus.kInterrupt, highspy.HighsModelStatus.kSolutionLimit}
-    return problem.solverModel.getModelStatus() in limits
-
-
-def _highs_status_text(problem: pulp.LpProblem) -> str:
-    model = problem.solverModel
-    return f"HiGHS: {model.modelStatusToString(model.getModelStatus())}"
-
-
-def _status(problem: pulp.LpProblem) -> str:
+def _status(problem: pulp.LpProblem) -> Status:
     # PuLP folds "time limit with an incumbent" into Optimal; sol_status keeps them apart.
     if problem.sol_status == pulp.LpSolutionOptimal:
-        return OPTIMAL
+        return Status.SOLVED
     if problem.sol_status == pulp.LpSolutionIntegerFeasible:
-        return FEASIBLE
+        return Status.FEASIBLE
     if problem.sol_status == pulp.LpSolutionInfeasible or problem.status == pulp.LpStatusInfeasible:
-        return INFEASIBLE
+        return Status.INFEASIBLE
     if problem.status == pulp.LpStatusNotSolved:
-        return TIMEOUT
-    return ERROR
+        return Status.TIMEOUT
+    return Status.ERROR

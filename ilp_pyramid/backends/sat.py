@@ -6,13 +6,15 @@ forked child, the parent waits on a pipe for at most the limit and kills the chi
 limit passes. A killed or crashed child is reported as such, never as an answer.
 
 Solver names are python-sat's; `kissat` and `cadical` are aliases for the newest of each.
-`cpsat` (OR-Tools CP-SAT, optional: `pip install 'ilp-pyramid[cpsat]'`) solves the same
-clauses as Boolean disjunctions, with its own time limit, seed and threads.
+`cpsat` is accepted here too: the clauses go to the CP-SAT backend (`backends/cpsat.py`).
+SIGINT/SIGTERM while waiting kill the child and raise `errors.Interrupted`.
+
+`solve_in_process` is the door for many small, fast solves (the LNS repairs): python-sat in
+this process, with assumptions and initial phases, no child and no time limit.
 """
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
 import random
@@ -20,15 +22,11 @@ import signal
 import time
 from collections.abc import Sequence
 
-from ilp_pyramid.backends.base import (
-    ERROR,
-    INFEASIBLE,
-    OPTIMAL,
-    TIMEOUT,
-    SolveOptions,
-    SolveResult,
-)
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import SolverError
+
+OPTIMAL, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 
 # python-sat's own names, roughly fastest first on Bel N=4 (measured: docs/sat.md).
 SAT_SOLVERS = (
@@ -51,10 +49,11 @@ SAT_SOLVERS = (
     "minicard",
 )
 ALIASES = {"kissat": "kissat404", "cadical": "cadical300"}
-CPSAT = "cpsat"
+CPSAT = "cpsat"  # handled by backends/cpsat.py
 DEFAULT_SAT_SOLVER = "kissat"
 # Time the child gets to notice it should stop before it is killed outright.
 _KILL_GRACE = 0.5
+_PROGRESS_EVERY = 1.0
 
 
 def solver_names() -> list[str]:
@@ -72,8 +71,9 @@ def resolve(name: str) -> str:
     """python-sat's name for `name` (aliases resolved); SolverError if unknown."""
     real = ALIASES.get(name, name)
     if real == CPSAT:
-        if not _has_cpsat():
-            raise SolverError("solver cpsat needs OR-Tools: pip install 'ilp-pyramid[cpsat]'")
+        from ilp_pyramid.backends import cpsat
+
+        cpsat.require()
         return real
     if real not in SAT_SOLVERS or not _available(real):
         raise SolverError(f"unknown SAT solver {name!r} (choose from {', '.join(solver_names())})")
@@ -81,12 +81,9 @@ def resolve(name: str) -> str:
 
 
 def _has_cpsat() -> bool:
-    import importlib.util
+    from ilp_pyramid.backends import cpsat
 
-    try:
-        return importlib.util.find_spec("ortools.sat.python.cp_model") is not None
-    except ModuleNotFoundError:
-        return False
+    return cpsat.available()
 
 
 def _available(name: str) -> bool:
@@ -96,41 +93,92 @@ def _available(name: str) -> bool:
 
 
 def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
-          options: SolveOptions | None = None) -> SolveResult:
+          options: SolveOptions | None = None) -> Result:
     """Solve CNF `clauses`; a model comes back as the list of literals (true > 0)."""
     options = options or SolveOptions()
     real = resolve(solver)
     if real == CPSAT:
-        result = _solve_cpsat(clauses, options)
-        result.solver = solver
-        return result
+        from ilp_pyramid.backends import cpsat
+
+        return cpsat.solve_clauses(clauses, options)
     context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(real, clauses, options, sender), daemon=True)
     start = time.perf_counter()
-    child.start()
-    sender.close()
-    limit = options.time_limit
     try:
-        ready = receiver.poll(None if limit is None else max(limit, 0.0))
-        if not ready:
-            return SolveResult(solver, TIMEOUT, time.perf_counter() - start,
-                               message=f"no answer within {limit:g} s; solver stopped")
-        try:
-            outcome, payload = receiver.recv()
-        except EOFError:
-            child.join(_KILL_GRACE)
-            return SolveResult(solver, ERROR, time.perf_counter() - start,
-                               message=_death(child.exitcode))
+        with process.interruptible():
+            child.start()
+            sender.close()
+            if not _wait(receiver, start, options):
+                return Result(solver, TIMEOUT, time.perf_counter() - start,
+                              message=f"no answer within {options.time_limit:g} s; solver "
+                                      f"stopped")
+            try:
+                outcome, payload = receiver.recv()
+            except EOFError:
+                child.join(_KILL_GRACE)
+                return Result(solver, ERROR, time.perf_counter() - start,
+                              message=_death(child.exitcode))
     finally:
         _stop(child)
         receiver.close()
     seconds = time.perf_counter() - start
     if outcome == "sat":
-        return SolveResult(solver, OPTIMAL, seconds, model=payload)
+        return Result(solver, OPTIMAL, seconds, model=payload)
     if outcome == "unsat":
-        return SolveResult(solver, INFEASIBLE, seconds)
-    return SolveResult(solver, ERROR, seconds, message=str(payload))
+        return Result(solver, INFEASIBLE, seconds)
+    return Result(solver, ERROR, seconds, message=str(payload))
+
+
+def _wait(receiver, start: float, options: SolveOptions) -> bool:
+    """True once the child answered; False when the time limit passed first."""
+    limit = options.time_limit
+    if options.progress is None:
+        return receiver.poll(None if limit is None else max(limit, 0.0))
+    while True:
+        elapsed = time.perf_counter() - start
+        left = None if limit is None else limit - elapsed
+        if left is not None and left <= 0:
+            return receiver.poll(0)
+        if receiver.poll(_PROGRESS_EVERY if left is None else min(left, _PROGRESS_EVERY)):
+            return True
+        options.progress({"elapsed": time.perf_counter() - start})
+
+
+def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
+                     assumptions: Sequence[int] = (),
+                     phases: Sequence[int] | None = None) -> Result:
+    """Solve in this process: for many small solves, where a child would cost more.
+
+    `assumptions` are literals held true for this call only (Kissat, which takes none, gets
+    them as unit clauses); `phases` are literals whose polarity the solver tries first
+    (python-sat's `set_phases`; Kissat has none and ignores them). No time limit and no stop
+    but Ctrl-C between solves: keep it to fast instances. An assumption that cannot hold
+    makes the answer `infeasible`.
+    """
+    from pysat.solvers import Solver
+
+    real = resolve(solver)
+    if real == CPSAT:
+        raise SolverError("cpsat has no in-process door; use backends.solve")
+    start = time.perf_counter()
+    with Solver(name=real, bootstrap_with=clauses) as engine:
+        if phases and not real.startswith("kissat"):  # kissat has no phase interface
+            engine.set_phases(list(phases))
+        if real.startswith("kissat"):
+            # Kissat takes no assumptions; on a solver used once, unit clauses are the same.
+            for lit in assumptions:
+                engine.add_clause([lit])
+            found = engine.solve()
+        else:
+            found = engine.solve(assumptions=list(assumptions))
+        model = engine.get_model() if found else None
+    seconds = time.perf_counter() - start
+    if found:
+        return Result(solver, OPTIMAL, seconds, model=model)
+    if found is False:
+        return Result(solver, INFEASIBLE, seconds)
+    return Result(solver, ERROR, seconds, message="the solver gave no answer")
 
 
 def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Sequence[int]]:
@@ -150,7 +198,7 @@ def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Seq
 
 
 def _child(name: str, clauses, options: SolveOptions, sender) -> None:
-    _die_with_parent()
+    process.die_with_parent()
     try:
         from pysat.solvers import Solver
 
@@ -168,103 +216,6 @@ def _child(name: str, clauses, options: SolveOptions, sender) -> None:
     finally:
         sender.close()
         os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
-
-
-# CP-SAT runs in a fresh interpreter: OR-Tools and highspy ship clashing HiGHS symbols and
-# cannot live in one process (importing either after the other fails), and this process has
-# highspy loaded through PuLP. The worker reads a JSON line of settings and DIMACS clauses on
-# stdin and answers in the SAT competition format, read back by the certificate parser.
-_CPSAT_WORKER = """
-import json, sys
-from ortools.sat.python import cp_model
-settings = json.loads(sys.stdin.readline())
-numbers = list(map(int, sys.stdin.read().split()))
-model = cp_model.CpModel()
-top = max((abs(v) for v in numbers), default=0)
-var = [None] + [model.new_bool_var(f"v{i}") for i in range(1, top + 1)]
-neg = [None] + [~v for v in var[1:]]
-clause = []
-for lit in numbers:
-    if lit == 0:
-        model.add_bool_or(clause)
-        clause = []
-    else:
-        clause.append(var[lit] if lit > 0 else neg[-lit])
-engine = cp_model.CpSolver()
-for key, value in settings.items():
-    setattr(engine.parameters, key, value)
-status = engine.solve(model)
-if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-    print("s SATISFIABLE")
-    print("v " + " ".join(str(i if engine.boolean_value(var[i]) else -i)
-                          for i in range(1, top + 1)) + " 0")
-elif status == cp_model.INFEASIBLE:
-    print("s UNSATISFIABLE")
-elif status == cp_model.UNKNOWN:
-    print("s UNKNOWN")
-else:
-    print("c error CP-SAT status " + engine.status_name(status))
-"""
-
-
-def _solve_cpsat(clauses: Sequence[Sequence[int]], options: SolveOptions) -> SolveResult:
-    import json
-    import subprocess
-    import sys
-
-    from ilp_pyramid.errors import InputError
-    from ilp_pyramid.puzzles.bel.cnf import (  # the generic DIMACS certificate reader
-        SATISFIABLE,
-        UNSATISFIABLE,
-        parse_certificate,
-    )
-
-    settings: dict = {"log_search_progress": bool(options.verbose)}
-    limit = options.time_limit
-    if limit is not None:
-        settings["max_time_in_seconds"] = max(limit - 0.2, 0.01)
-    if options.threads:
-        settings["num_workers"] = int(options.threads)
-    if options.seed is not None:
-        settings["random_seed"] = int(options.seed)
-    text = json.dumps(settings) + "\n" + "\n".join(
-        " ".join(map(str, clause)) + " 0" for clause in clauses) + "\n"
-    start = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-c", _CPSAT_WORKER], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             preexec_fn=_die_with_parent)
-    try:
-        out, err = child.communicate(text.encode(), timeout=None if limit is None
-                                     else limit + 5.0)  # CP-SAT keeps its own limit
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        return SolveResult(CPSAT, TIMEOUT, time.perf_counter() - start,
-                           message=f"no answer within {limit:g} s; solver stopped")
-    seconds = time.perf_counter() - start
-    if child.returncode != 0:
-        lines = err.decode(errors="replace").strip().splitlines()
-        return SolveResult(CPSAT, ERROR, seconds,
-                           message=lines[-1] if lines else _death(child.returncode))
-    try:
-        status, literals = parse_certificate(out.decode(errors="replace"))
-    except InputError as exc:
-        return SolveResult(CPSAT, ERROR, seconds, message=f"unreadable CP-SAT answer: {exc}")
-    if status == SATISFIABLE:
-        return SolveResult(CPSAT, OPTIMAL, seconds, model=literals)
-    if status == UNSATISFIABLE:
-        return SolveResult(CPSAT, INFEASIBLE, seconds)
-    return SolveResult(CPSAT, TIMEOUT, seconds,
-                       message=f"no answer within {limit:g} s" if limit else "no answer")
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this child if the parent dies, so no orphan solver keeps running."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
 
 
 def _stop(child) -> None:

@@ -25,11 +25,13 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.formats import mipfile
+from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
-from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
+from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option("highs", "--solver", "-s",
@@ -84,14 +86,18 @@ def check_n(n: int) -> None:
 def check_solver(solver: str) -> None:
     try:
         backends.kind(solver)
-    except ValueError as exc:
+        if solver == backends.CPSAT:
+            from ilp_pyramid.backends import cpsat
+
+            cpsat.require()
+    except (ValueError, InputError) as exc:
         fail(str(exc))
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
     from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
 
-    choices = ENCODINGS if backends.kind(solver) == "sat" else FORMULATIONS
+    choices = FORMULATIONS if backends.accepts("mip", solver) else ENCODINGS
     if formulation not in choices:
         fail(f"unknown formulation {formulation!r} (choose from {', '.join(choices)})")
 
@@ -121,6 +127,10 @@ def solve(
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+    png: Path = PngOpt,
+    html: Path = HtmlOpt,
+    cubes: bool = CubesOpt,
+    cubes_csv: Path = CubesCsvOpt,
 ) -> None:
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
@@ -140,7 +150,9 @@ def solve(
         check_method(method, repair)
         exact_only = {"--solver": solver != "highs", "--formulation": formulation != "counts",
                       "--card": card is not None, "--strategy": bool(strategy),
-                      "--threads": threads is not None}
+                      "--threads": threads is not None,
+                      "--png/--html/--cubes (use `render` on the -o file)":
+                          Pictures(png, html, cubes, cubes_csv).wanted()}
         given = [name for name, used in exact_only.items() if used]
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
@@ -157,21 +169,25 @@ def solve(
                       f"solver {solver}, formulation {formulation}")
     outcome = runner.run(n, solver, formulation, options, card=card,
                          strategies=chosen_strategies(strategy, solver))
-    report(outcome, json_out, output)
+    report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 
-def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
+def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
+           pictures: Pictures | None = None) -> None:
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
+    made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
-        print_json(outcome.to_json())
+        print_json({**outcome.to_json(), **made})
     else:
-        rows = "clauses" if backends.kind(outcome.solver) == "sat" else "constraints"
+        rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
         console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
                       f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
         if outcome.solution is not None:
             console.print("verified: every cube of the set appears exactly once")
             console.print(outcome.solution.to_drawing(), end="", markup=False)
+            if pictures is not None:
+                pictures.show(made)
         elif outcome.status == runner.TIMEOUT:
             console.print(f"timeout: no solution within the time limit "
                           f"({outcome.solve_seconds:.1f} s)")
@@ -185,11 +201,14 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None) -> None:
 
 
 def load_solution(path: Path) -> BelSolution:
-    return load_input(path, parse_solution_text)
+    from ilp_pyramid.puzzles.bel.cubes import parse_any  # the build list CSV too
+
+    return load_input(path, parse_any)
 
 
 def verify(
-    file: Path = typer.Argument(..., help="Knuth's drawing or the solve --json object."),
+    file: Path = typer.Argument(..., help="Knuth's drawing, the solve --json object or a "
+                                          "--cubes-csv build list."),
     json_out: bool = Json,
 ) -> None:
     """Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is malformed."""
@@ -219,7 +238,7 @@ def export(
 ) -> None:
     """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_n(n)
     check_strategies(strategy)
@@ -243,25 +262,18 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
-    cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
-    if strategies:
-        runner.add_strategy_clauses(cnf, n, strategies)
+    cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
 
 
-_VALUE = re.compile(r"(x_[XYZ]_\d+_\d+_l\d+)\s+([-+0-9.eE]+)")
+# The model's line variables, the only ones a solution is decoded from.
+_LINE_NAMES = re.compile(r"x_[XYZ]_\d+_\d+_l\d+")
 
 
 def read_mip_values(text: str) -> dict[str, float]:
-    """Variable values from a MIP solution file: HiGHS's, CBC's, or plain "name value" lines."""
-    values = {}
-    for match in _VALUE.finditer(text):
-        try:
-            values[match.group(1)] = float(match.group(2))
-        except ValueError:
-            continue
-    return values
+    """The line variables' values from a MIP solution file (any format formats.mipfile reads)."""
+    return mipfile.read_mip_values(text, _LINE_NAMES)
 
 
 def read_solution(
@@ -297,13 +309,8 @@ def read_solution(
 def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
                          solution_text: str) -> BelSolution:
     """Decode a SAT solver's certificate through the exported CNF's variable comments."""
-    from ilp_pyramid.puzzles.bel.cnf import (
-        SATISFIABLE,
-        UNSATISFIABLE,
-        decode_certificate,
-        parse_certificate,
-        read_cnf_info,
-    )
+    from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
+    from ilp_pyramid.puzzles.bel.cnf import decode_certificate, read_cnf_info
 
     try:
         info = read_cnf_info(model_text)
@@ -346,8 +353,8 @@ def models(
 ) -> None:
     """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
     manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
+    from ilp_pyramid.formats.mipfile import mip_text, mps_stats
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
-    from ilp_pyramid.puzzles.bel.export import mip_text, mps_stats
 
     entries = []
     for n in range(2, max_n + 1):

@@ -38,7 +38,14 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.dimacs import (  # noqa: F401 - certificate reader, moved there
+    SATISFIABLE,
+    UNKNOWN,
+    UNSATISFIABLE,
+    dimacs_text,
+    parse_certificate,
+)
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
@@ -121,10 +128,7 @@ class BelCnf:
 
     def dimacs(self) -> str:
         """The whole DIMACS text, comments first."""
-        parts = self.comments()
-        parts.append(f"p cnf {self.num_variables} {self.num_clauses}")
-        parts.extend(_clause_lines(self.formula.clauses))
-        return "\n".join(parts) + "\n"
+        return dimacs_text(self.formula.clauses, self.num_variables, self.comments())
 
     def write(self, path: str | os.PathLike) -> None:
         """Write the DIMACS text atomically (gzip when the name ends in .gz)."""
@@ -140,10 +144,6 @@ class BelCnf:
         return BelSolution.from_choices(self.n, chosen, "model")
 
 
-def _clause_lines(clauses: Sequence[Sequence[int]]) -> list[str]:
-    return [" ".join(map(str, clause)) + " 0" for clause in clauses]
-
-
 def check_encoding(encoding: str, card: str) -> None:
     if encoding not in ENCODINGS:
         raise InputError(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
@@ -153,8 +153,11 @@ def check_encoding(encoding: str, card: str) -> None:
 
 
 def build_cnf(n: int, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD,
-              counting: bool = False) -> BelCnf:
-    """The CNF of Bel's Pyramid with N levels (see the module doc for the encodings)."""
+              counting: bool = False, strategies: Sequence[str] = ()) -> BelCnf:
+    """The CNF of Bel's Pyramid with N levels (see the module doc for the encodings).
+
+    `strategies` are compiled in as clauses, the same rules `model.build_model` adds as rows.
+    """
     check_encoding(encoding, card)
     counting = counting or encoding == "counts-pb"
     start = time.perf_counter()
@@ -181,8 +184,22 @@ def build_cnf(n: int, encoding: str = DEFAULT_ENCODING, card: str = DEFAULT_CARD
     formula.clauses = clauses
     formula.nv = pool.top
     cnf = BelCnf(geo, encoding, card, counting, pool, formula)
+    if strategies:
+        add_strategy_clauses(cnf, n, strategies)
     cnf.build_seconds = time.perf_counter() - start
     return cnf
+
+
+def add_strategy_clauses(cnf: BelCnf, n: int, strategies: Sequence[str]) -> None:
+    """Append the strategies' clauses to a built Bel CNF (same rules as the MIP rows)."""
+    from ilp_pyramid.puzzles.bel.rules_cnf import compile_clauses
+    from ilp_pyramid.puzzles.bel.strategies import rules_for
+
+    geo = cnf.pyramid
+    clauses = compile_clauses(rules_for(n, list(strategies)), cnf.line_var, cnf.pool,
+                              geo.num_labels, geo.line_lengths)
+    cnf.formula.extend(clauses)
+    cnf.extras += list(strategies)
 
 
 def exactly_one(lits: list[int], pool: IDPool, card: str) -> list[list[int]]:
@@ -290,61 +307,6 @@ def read_cnf_info(text: str) -> CnfInfo:
     if not line_vars:
         raise InputError("the CNF has no 'c x' comments mapping variables to line labels")
     return CnfInfo(n, header.group(0), line_vars)
-
-
-SATISFIABLE, UNSATISFIABLE, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
-
-
-def parse_certificate(text: str) -> tuple[str, list[int]]:
-    """(status, literals) from a SAT solver's output.
-
-    Reads the competition format (`s SATISFIABLE`, `v 1 -2 ... 0` lines) as Kissat and CaDiCaL
-    print it, MiniSat's result file (`SAT` then one line of literals), or bare literal lines.
-    """
-    status = UNKNOWN
-    literals: list[int] = []
-    saw_v = False
-    bare: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("c"):
-            continue
-        if line.startswith("s "):
-            status = _status_word(line[2:].strip(), number)
-        elif line in ("SAT", "UNSAT", "INDET"):
-            status = {"SAT": SATISFIABLE, "UNSAT": UNSATISFIABLE, "INDET": UNKNOWN}[line]
-        elif line.startswith("v"):
-            saw_v = True
-            literals += _literals(line[1:], number)
-        else:
-            bare.append((number, line))
-    if not saw_v:
-        for number, line in bare:
-            literals += _literals(line, number)
-    elif bare:
-        number, line = bare[0]
-        raise InputError(f"line {number}: unexpected text {line[:40]!r} in the certificate")
-    literals = [lit for lit in literals if lit != 0]
-    if literals and status == UNKNOWN:
-        status = SATISFIABLE
-    if status == SATISFIABLE and not literals:
-        raise InputError("the certificate says SATISFIABLE but lists no 'v' literals")
-    return status, literals
-
-
-def _status_word(word: str, number: int) -> str:
-    word = word.upper()
-    if word in (SATISFIABLE, UNSATISFIABLE, UNKNOWN):
-        return word
-    raise InputError(f"line {number}: unknown status 's {word}' in the certificate")
-
-
-def _literals(text: str, number: int) -> list[int]:
-    try:
-        return [int(token) for token in text.split()]
-    except ValueError:
-        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
-        raise InputError(f"line {number}: {bad!r} is not a literal") from None
 
 
 def decode_certificate(info: CnfInfo, literals: Iterable[int]) -> BelSolution:

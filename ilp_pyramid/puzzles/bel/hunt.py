@@ -34,7 +34,7 @@ from ilp_pyramid.cli_common import (
     print_json,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text, write_atomic
+from ilp_pyramid.formats.fileio import read_text, write_atomic
 
 BEST_FILE = "best.json"
 SOLUTION_FILE = "solution.txt"

@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import base
-from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid.puzzles.bel.cnf import add_strategy_clauses  # noqa: F401 - its old home
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-# Statuses of a run, as printed and in --json.
-SOLVED, INFEASIBLE, TIMEOUT, ERROR = "solved", "infeasible", "timeout", "error"
+# Statuses of a run, as printed and in --json: the one vocabulary (backends/base.py).
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 
 
 @dataclass
@@ -53,15 +53,14 @@ class BelRun:
 def run(n: int, solver: str = "highs", formulation: str = "counts",
         options: SolveOptions | None = None, card: str | None = None,
         strategies: Sequence[str] = ()) -> BelRun:
+    """Build the form `solver` takes (the MIP model, else the CNF), solve, decode, verify."""
     options = options or SolveOptions()
-    solver_kind = backends.kind(solver)
-    if solver_kind == "sat":
+    if not backends.accepts("mip", solver):
         return run_sat(n, solver, formulation, options, card, strategies)
-    from ilp_pyramid.backends import mip
     from ilp_pyramid.puzzles.bel.model import build_model
 
     model = build_model(n, formulation, strategies)
-    result = mip.solve(model.problem, solver, options)
+    result = backends.solve(model.problem, solver, options)
     outcome = BelRun(n, solver, formulation, _status(result.status), model.build_seconds,
                      result.seconds, model.num_variables, model.num_constraints,
                      message=result.message, strategies=list(strategies))
@@ -72,14 +71,11 @@ def run(n: int, solver: str = "highs", formulation: str = "counts",
 
 def run_sat(n: int, solver: str, encoding: str = "counts", options: SolveOptions | None = None,
             card: str | None = None, strategies: Sequence[str] = ()) -> BelRun:
-    """The SAT path: CNF (encoding = the formulation's name) -> child-process solve -> verify."""
-    from ilp_pyramid.backends import sat
+    """The CNF path (encoding = the formulation's name): SAT solvers and CP-SAT."""
     from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, build_cnf
 
-    cnf = build_cnf(n, encoding, card or DEFAULT_CARD)
-    if strategies:
-        add_strategy_clauses(cnf, n, strategies)
-    result = sat.solve(cnf.formula.clauses, solver, options or SolveOptions())
+    cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies)
+    result = backends.solve(cnf.formula, solver, options or SolveOptions())
     outcome = BelRun(n, solver, encoding, _status(result.status), cnf.build_seconds,
                      result.seconds, cnf.num_variables, cnf.num_clauses, message=result.message,
                      strategies=list(strategies))
@@ -92,13 +88,9 @@ def run_sat(n: int, solver: str, encoding: str = "counts", options: SolveOptions
     return outcome
 
 
-def _status(backend_status: str) -> str:
-    return {
-        base.OPTIMAL: SOLVED,
-        base.FEASIBLE: SOLVED,
-        base.INFEASIBLE: INFEASIBLE,
-        base.TIMEOUT: TIMEOUT,
-    }.get(backend_status, ERROR)
+def _status(backend_status: Status) -> Status:
+    """A feasibility puzzle: any solution is the answer."""
+    return SOLVED if backend_status == Status.FEASIBLE else Status(backend_status)
 
 
 def checked(solution: BelSolution, solver: str) -> BelSolution:
@@ -108,16 +100,3 @@ def checked(solution: BelSolution, solver: str) -> BelSolution:
         reason = verdict.reasons()[0]
         raise SolverError(f"{solver} returned a labelling that does not verify: {reason}")
     return solution
-
-
-def add_strategy_clauses(cnf, n: int, strategies: Sequence[str]) -> None:
-    """Append the strategies' clauses to a built Bel CNF (same rules as the MIP rows)."""
-    from ilp_pyramid.puzzles.bel.geometry import pyramid
-    from ilp_pyramid.puzzles.bel.rules_cnf import compile_clauses
-    from ilp_pyramid.puzzles.bel.strategies import rules_for
-
-    geo = pyramid(n)
-    clauses = compile_clauses(rules_for(n, list(strategies)), cnf.line_var, cnf.pool,
-                              geo.num_labels, geo.line_lengths)
-    cnf.formula.extend(clauses)
-    cnf.extras += list(strategies)

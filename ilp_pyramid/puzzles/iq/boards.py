@@ -21,7 +21,7 @@ from itertools import product
 from pathlib import Path
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text
+from ilp_pyramid.formats.fileio import read_text
 
 NAMED_BOARDS = ("triangle", "rectangle", "pyramid5", "pyramid4")
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build

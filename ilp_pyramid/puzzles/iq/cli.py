@@ -29,7 +29,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import atomic_stream, write_atomic
+from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
 from ilp_pyramid.puzzles.iq import solve as iq_solve
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
@@ -118,7 +118,8 @@ def solve(
     solver: str = typer.Option(
         "auto", "--solver", "-s",
         help="auto (the fastest measured: dlx) | dlx (the package's Dancing Links) | highs | "
-             "cbc (MIP) | sat or a SAT solver name such as kissat or cadical (python-sat)."),
+             "cbc (MIP) | sat or a SAT solver name such as kissat or cadical (python-sat) | "
+             "cpsat (OR-Tools CP-SAT on the exact cover, extra: cpsat)."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
@@ -376,7 +377,7 @@ def export(
     json_out: bool = Json,
 ) -> None:
     """Write the exact-cover model of BOARD as an LP or MPS file (one binary per placement)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.iq.model import build_model
 
     if output is not None and output_arg is not None and output != output_arg:

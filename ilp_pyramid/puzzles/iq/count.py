@@ -126,7 +126,7 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
                     output: BinaryIO | None = None) -> CountReport:
     """Count the fillings over `jobs` processes (see `exact_cover.count_exact_cover` for the
     split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish."""
-    from ilp_pyramid.exact_cover import count_exact_cover  # numba: loaded only when used
+    from ilp_pyramid.backends.exact_cover import count_exact_cover  # numba: loaded when used
     from ilp_pyramid.puzzles.iq.lines import LineFormat
 
     start = time.perf_counter()

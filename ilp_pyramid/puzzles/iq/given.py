@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text
+from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 from ilp_pyramid.puzzles.iq.placements import piece_placements

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import read_text
+from ilp_pyramid.formats.fileio import read_text
 
 Cell = tuple[int, int]
 

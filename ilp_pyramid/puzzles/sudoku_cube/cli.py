@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -25,7 +26,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.sudoku_cube import runner
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
@@ -123,6 +124,9 @@ def solve_cmd(
                                 help="Also write the solved faces here, in the text format."),
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    png: Path = typer.Option(None, "--png", help="Write a picture of the six faces as a net, "
+                                                 "before and after, every digit turned its "
+                                                 "way (when solved)."),
 ) -> None:
     """Find a grid reachable by turning, verify it, and (with --moves) the turns to get there.
 
@@ -138,6 +142,8 @@ def solve_cmd(
         if outcome.solution.moves is not None:
             header += f"\nmoves: {format_moves(outcome.solution.moves)}"
         write_atomic(output, outcome.solution.target.to_text(header))
+    if outcome.solution is not None and png is not None:
+        _write_png(png, file, outcome.solution)
     if json_out:
         print_json(outcome.to_json())
     else:
@@ -146,6 +152,14 @@ def solve_cmd(
             console.print(f"wrote the solved faces to {output}", markup=False)
     if not outcome.solved:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+
+
+def _write_png(path: Path, file: Path, solution) -> None:
+    from ilp_pyramid.figures import save
+    from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
+
+    save(path, png_bytes(solution.given, solution.target, solution.directions,
+                         f"Sudoku Cube {file.name}"))
 
 
 def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> None:
@@ -160,7 +174,7 @@ def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> No
     if outcome.solution is None:
         label = {runner.TIMEOUT: "timeout", runner.ERROR: "error"}.get(outcome.status, "")
         text = outcome.reason if not label else f"{label}: {outcome.reason}"
-        if outcome.status == runner.NO_GRID:
+        if outcome.detail == runner.NO_GRID:
             text = f"no solution: {outcome.reason}"
         console.print(text, markup=False)
         return
@@ -250,7 +264,7 @@ def export_cmd(
     symmetric: list[str] = SymmetricOpt,
 ) -> None:
     """Export the grid model of a sticker state as LP or MPS (readable, stable names)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
 
     check_choices("highs", parity)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
@@ -271,6 +285,7 @@ def export_cmd(
 
 @app.command("bench")
 def bench_cmd(
+    ctx: typer.Context,
     count: int = typer.Option(100, "--count", "-n", min=1, max=10_000,
                               help="How many generated cubes."),
     start: int = typer.Option(0, "--start", min=0, help="First seed (then start+1, ...)."),
@@ -284,41 +299,54 @@ def bench_cmd(
     broken: str = typer.Option(None, "--broken", help="Break every cube first (twist, flip, "
                                                       "swap): time the 'not solvable' answers."),
     time_limit: float = TimeLimit,
+    results: Path = typer.Option(None, "--results",
+                                 help="Also keep every cube's record here (JSON lines, as "
+                                      "`ilp-pyramid bench` writes; `bench report` reads it)."),
+    resume: bool = typer.Option(False, "--resume", help="Skip the cubes --results holds."),
     json_out: bool = Json,
 ) -> None:
-    """Generate, solve, verify (and simulate the moves of) COUNT cubes; time every stage."""
+    """Generate, solve, verify (and simulate the moves of) COUNT cubes; time every stage.
+
+    Each cube is one run of the package's benchmark runner (`ilp-pyramid bench`): its own
+    process, killed at a hard limit, its wall and CPU seconds and memory recorded.
+    """
+    from ilp_pyramid.bench.commands import Template, command_grid
+    from ilp_pyramid.bench.session import execute, invocation
+
     check_choices(solver, parity)
     if broken is not None and broken not in BREAKS:
         fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
-    rules = () if grid_only else RULES
-    options = solve_options(time_limit, 1, None)
+    argv = ["sudoku-cube", "bench-one", "--seed", "{seed}", "--scramble", str(scramble),
+            "--solver", solver, "--parity", parity, "--moves" if moves else "--no-moves"]
+    argv += ["--grid-only"] * grid_only + (["--broken", broken] if broken else [])
+    argv += ["--time-limit", f"{time_limit:g}"] if time_limit is not None else []
+    template = Template("sudoku-cube", " ".join(argv), external=False)
+    specs = [replace(spec, seed=start + spec.repeat - 1)
+             for spec in command_grid([template], [1], [solver], ["-"], time_limit or 0, count)]
+    kill_after = (time_limit or 0) * 4 + 120  # a cube may take several solver calls
+    done, _ = execute(specs, results, resume, kill_after, invocation(ctx), quiet=json_out)
     rows: list[dict] = []
     failed: list[dict] = []
     statuses: dict[str, int] = {}
     reachable = 0
-    with console.status("solving...") as status:
-        for seed in range(start, start + count):
-            if not json_out:
-                status.update(f"cube {seed - start + 1}/{count} (seed {seed})")
-            instance = generate(seed, scramble)
-            if broken:
-                instance = instance.broken(broken)
-            began = time.perf_counter()
-            outcome = runner.run(instance.state, solver, parity, options=options,
-                                 with_moves=moves and not grid_only, rules=rules)
-            total = time.perf_counter() - began
-            statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
-            expected = runner.NOT_TURNABLE if broken else runner.SOLVED
-            if outcome.status not in (expected, runner.SOLVED):
-                failed.append({"seed": seed, "status": outcome.status, "reason": outcome.reason})
-                continue
-            reachable += outcome.turnable
-            rows.append({"seed": seed, "build": outcome.build_seconds,
-                         "solve": outcome.solve_seconds, "moves": outcome.moves_seconds,
-                         "total": total, "calls": outcome.solver_calls,
-                         "turns": len(outcome.solution.moves or []) if outcome.solution else 0})
+    for spec in specs:
+        record = done[spec.key()]
+        data = record.get("result") or {}
+        status = data.get("detail") or data.get("status", record["status"])
+        statuses[status] = statuses.get(status, 0) + 1
+        expected = runner.NOT_TURNABLE if broken else runner.SOLVED
+        if status not in (expected, runner.SOLVED):
+            failed.append({"seed": spec.seed, "status": status,
+                           "reason": data.get("reason") or record.get("message", "")})
+            continue
+        reachable += bool(data.get("turnable"))
+        rows.append({"seed": spec.seed, "build": data["build_seconds"],
+                     "solve": data["solve_seconds"], "moves": data["moves_seconds"],
+                     "total": data["total_seconds"], "calls": data["solver_calls"],
+                     "turns": data["turns"], "wall": record["wall_seconds"],
+                     "cpu": record["cpu_seconds"]})
     summary = {key: _stats([r[key] for r in rows])
-               for key in ("build", "solve", "moves", "total", "calls", "turns")}
+               for key in ("build", "solve", "moves", "total", "calls", "turns", "wall", "cpu")}
     result = {"count": count, "answered": len(rows), "statuses": statuses,
               "reachable_grids": reachable, "failed": failed, "solver": solver,
               "parity": "none" if grid_only else parity, "broken": broken, "stats": summary}
@@ -334,6 +362,7 @@ def bench_cmd(
             table.add_column(column, justify="right")
         for key, label in (("build", "build model (s)"), ("solve", "solve (s)"),
                            ("moves", "moves (s)"), ("total", "total (s)"),
+                           ("wall", "process wall (s)"), ("cpu", "process CPU (s)"),
                            ("calls", "solver calls"), ("turns", "face turns")):
             s = summary[key]
             if s and key in ("calls", "turns"):
@@ -345,6 +374,40 @@ def bench_cmd(
             console.print(f"seed {f['seed']}: {f['status']}: {f['reason']}", markup=False)
     if failed:
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+@app.command("bench-one", hidden=True)
+def bench_one_cmd(
+    seed: int = typer.Option(..., "--seed", min=0),
+    scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000),
+    solver: str = SolverOpt,
+    parity: str = ParityOpt,
+    moves: bool = typer.Option(True, "--moves/--no-moves"),
+    grid_only: bool = typer.Option(False, "--grid-only"),
+    broken: str = typer.Option(None, "--broken"),
+    time_limit: float = TimeLimit,
+) -> None:
+    """One cube of `bench` (run by the benchmark runner in its own process): generate it,
+    solve and check it, print its timings as one JSON line."""
+    check_choices(solver, parity)
+    if broken is not None and broken not in BREAKS:
+        fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
+    instance = generate(seed, scramble)
+    if broken:
+        instance = instance.broken(broken)
+    began = time.perf_counter()
+    outcome = runner.run(instance.state, solver, parity,
+                         options=solve_options(time_limit, 1, None),
+                         with_moves=moves and not grid_only, rules=() if grid_only else RULES)
+    print_json({"status": outcome.status, "detail": outcome.detail or None,
+                "reason": outcome.reason or None,
+                "turnable": outcome.turnable, "build_seconds": outcome.build_seconds,
+                "solve_seconds": outcome.solve_seconds, "moves_seconds": outcome.moves_seconds,
+                "total_seconds": time.perf_counter() - began,
+                "solver_calls": outcome.solver_calls,
+                "turns": len(outcome.solution.moves or []) if outcome.solution else 0})
+    if outcome.status == runner.TIMEOUT:
+        raise typer.Exit(EXIT_TIMEOUT)
 
 
 def _stats(values: list[float]) -> dict | None:

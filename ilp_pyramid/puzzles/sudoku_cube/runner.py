@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
-from ilp_pyramid.backends import mip
-from ilp_pyramid.backends.base import SolveOptions, SolveResult
+from ilp_pyramid import backends
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.sudoku_cube.model import (
     DEFAULT_PARITY,
@@ -32,18 +32,19 @@ from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 from ilp_pyramid.puzzles.sudoku_cube.turns import plan
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 
-SOLVED = "solved"
+# The one status vocabulary (backends/base.py). Both kinds of "no solution" are
+# `infeasible`; which one is in `detail` (and --json "detail").
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 NOT_TURNABLE = "not_turnable"  # 1-9 faces exist, but only for a reassembled cube
 NO_GRID = "no_grid"  # the digits cannot form six 1-9 faces at all
-TIMEOUT = "timeout"
-ERROR = "error"
+_DETAILS = (NOT_TURNABLE, NO_GRID)
 
 MAX_CUT_ROUNDS = 500
 
 
 @dataclass
 class CubeRun:
-    status: str
+    finding: str  # a Status, or one of _DETAILS (then the status is infeasible)
     solver: str
     parity: str
     reason: str = ""
@@ -59,6 +60,15 @@ class CubeRun:
     turnable: bool = False  # the grid found can be reached by face turns
 
     @property
+    def status(self) -> Status:
+        return INFEASIBLE if self.finding in _DETAILS else Status(self.finding)
+
+    @property
+    def detail(self) -> str:
+        """Why there is no solution: NO_GRID or NOT_TURNABLE; "" otherwise."""
+        return self.finding if self.finding in _DETAILS else ""
+
+    @property
     def solved(self) -> bool:
         return self.status == SOLVED
 
@@ -66,6 +76,7 @@ class CubeRun:
         data = {
             "solved": self.solved,
             "status": self.status,
+            "detail": self.detail or None,
             "reason": self.reason or None,
             "faces": None,
             "moves": None,
@@ -118,11 +129,11 @@ def run(state: CubeState, solver: str = "highs", parity: str = DEFAULT_PARITY,
     outcome.build_seconds = model.build_seconds
     result = _solve(model, solver, options, outcome)
     outcome.variables, outcome.constraints = model.num_variables, model.num_constraints
-    if result.status == mip.TIMEOUT:
-        outcome.status, outcome.reason = TIMEOUT, "time limit reached without a grid"
+    if result.status == Status.TIMEOUT:
+        outcome.finding, outcome.reason = TIMEOUT, "time limit reached without a grid"
         return outcome
-    if result.status == mip.ERROR:
-        outcome.status, outcome.reason = ERROR, f"the solver failed: {result.message}"
+    if result.status == Status.ERROR:
+        outcome.finding, outcome.reason = ERROR, f"the solver failed: {result.message}"
         return outcome
     if not result.has_solution:
         if set(rules) == set(RULES):
@@ -144,11 +155,11 @@ def run(state: CubeState, solver: str = "highs", parity: str = DEFAULT_PARITY,
                              format_moves(solution.moves))
         if misses:
             raise SolverError("simulating the moves missed the target at " + ", ".join(misses[:5]))
-    outcome.status, outcome.solution = SOLVED, solution
+    outcome.finding, outcome.solution = SOLVED, solution
     return outcome
 
 
-def _solve(model: CubeModel, solver: str, options: SolveOptions, outcome: CubeRun) -> SolveResult:
+def _solve(model: CubeModel, solver: str, options: SolveOptions, outcome: CubeRun) -> Result:
     """Solve; in "cuts" mode, forbid each grid whose parities disagree and solve again."""
     start = time.perf_counter()
     while True:
@@ -156,7 +167,7 @@ def _solve(model: CubeModel, solver: str, options: SolveOptions, outcome: CubeRu
         if options.time_limit is not None:
             left = options.time_limit - outcome.solve_seconds
             opts = replace(options, time_limit=max(0.01, left))
-        result = mip.solve(model.problem, solver, opts)
+        result = backends.solve(model.problem, solver, opts)
         outcome.solve_seconds = time.perf_counter() - start
         outcome.solver_calls += 1
         if model.parity != "cuts" or not model.rules & PARITY_RULES or not result.has_solution:
@@ -173,7 +184,7 @@ def _solve(model: CubeModel, solver: str, options: SolveOptions, outcome: CubeRu
         model.add_parity_cut(corners, edges, grid.centres if cp == ep else None)
         outcome.cuts = model.cuts
         if options.time_limit is not None and outcome.solve_seconds >= options.time_limit:
-            return SolveResult(solver, mip.TIMEOUT, outcome.solve_seconds)
+            return Result(solver, Status.TIMEOUT, outcome.solve_seconds)
 
 
 def permutation_parity(perm: dict[int, int]) -> int:
@@ -189,8 +200,8 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
     """
     found = _relaxed_grid(state, symmetric, solver, options, outcome, ())
     if found is None:
-        if outcome.status != TIMEOUT:
-            outcome.status = NO_GRID
+        if outcome.finding != TIMEOUT:
+            outcome.finding = NO_GRID
             outcome.reason = ("the digits cannot form six 1-9 faces: no arrangement of these "
                               "pieces shows every digit once and upright on each face, not even "
                               "with the cube taken apart")
@@ -199,16 +210,16 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
     single = found if len(broken) == 1 else None
     # Otherwise drop one rule at a time, those this grid breaks first.
     for rule in sorted(RULES, key=lambda r: r not in broken):
-        if single is not None or outcome.status == TIMEOUT:
+        if single is not None or outcome.finding == TIMEOUT:
             break
         single = _relaxed_grid(state, symmetric, solver, options, outcome,
                                [r for r in RULES if r != rule])
-    if outcome.status == TIMEOUT:
+    if outcome.finding == TIMEOUT:
         return
     verdict = single or found
     outcome.invariants = verdict.invariants
     why = "; ".join(verdict.unreachable)
-    outcome.status = NOT_TURNABLE
+    outcome.finding = NOT_TURNABLE
     if single is not None:
         how = f"with one rule of turning ignored a grid exists, and it breaks that rule: {why}"
     else:
@@ -234,11 +245,11 @@ def broken_rules(invariants: dict) -> set[str]:
 def _relaxed_grid(state, symmetric, solver, options, outcome, rules):
     """The checker's verdict on a grid of the model with only `rules`, or None if none."""
     model = build_model(state, symmetric, rules=rules)
-    result = mip.solve(model.problem, solver, options)
+    result = backends.solve(model.problem, solver, options)
     outcome.solver_calls += 1
     outcome.solve_seconds += result.seconds
-    if result.status == mip.TIMEOUT:
-        outcome.status = TIMEOUT
+    if result.status == Status.TIMEOUT:
+        outcome.finding = TIMEOUT
         outcome.reason = "no grid reachable by turning; time ran out finding out why"
         return None
     if not result.has_solution:

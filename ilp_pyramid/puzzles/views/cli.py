@@ -8,6 +8,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -21,7 +22,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
@@ -30,7 +31,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-MIP_SOLVERS = ("highs", "cbc")
 
 SpecArg = typer.Argument(None, metavar="SPEC",
                          help="The three views: 12 hex digits (n = 4), or 3 n^2 bits as a 0/1 "
@@ -110,6 +110,8 @@ def solve(
                                help="Cross-check the optimum with the exact branch and bound."),
     json_out: bool = Json,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    png: Path = typer.Option(None, "--png", help="Write a picture: the three views beside "
+                                                 "the minimum placement as voxels."),
 ) -> None:
     """The fewest cubes showing the views, as layers and a 64-bit answer; or "unsolvable".
 
@@ -122,6 +124,8 @@ def solve(
     views, origin = load_views(spec, seed, top, front, side, n)
     options = solve_options(time_limit, threads, None, verbose and not json_out)
     outcome = runner.run(views, solver, options, check=check)
+    if png is not None and outcome.status == runner.SOLVED:
+        _write_png(png, views, outcome.placement, origin)
     if json_out:
         data = outcome.to_json()
         if origin:
@@ -136,6 +140,15 @@ def solve(
         raise typer.Exit(EXIT_TIMEOUT)
     if outcome.status != runner.SOLVED:
         raise typer.Exit(EXIT_NO_SOLUTION)
+
+
+def _write_png(path: Path, views: Views, placement, origin: str) -> None:
+    from ilp_pyramid.figures import save
+    from ilp_pyramid.puzzles.views.render import png_bytes
+
+    code = views.hex() or views.bits()
+    title = f"views {code}" + (f" ({origin})" if origin else "")
+    save(path, png_bytes(views, placement, title))
 
 
 def _report(outcome, runner) -> None:
@@ -181,7 +194,7 @@ def export(
     n: int = SizeOpt,
 ) -> None:
     """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
-    from ilp_pyramid.puzzles.bel.export import MIP_FORMATS, format_from_name, write_mip
+    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.views.model import build_model
     from ilp_pyramid.puzzles.views.solve import missing_pixels
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ilp_pyramid.backends import base
-from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid import backends
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.views.geometry import (
     Views,
@@ -23,7 +23,11 @@ from ilp_pyramid.puzzles.views.geometry import (
 )
 from ilp_pyramid.verify.views import verify_answer, verify_unsolvable
 
-SOLVED, UNSOLVABLE, TIMEOUT, ERROR = "solved", "unsolvable", "timeout", "error"
+# The one status vocabulary (backends/base.py); views that no placement shows are
+# "infeasible", with reason "unsolvable views" in --json.
+SOLVED, TIMEOUT, ERROR = Status.SOLVED, Status.TIMEOUT, Status.ERROR
+INFEASIBLE = UNSOLVABLE = Status.INFEASIBLE
+UNSOLVABLE_REASON = "unsolvable views"
 CHECK_NODE_LIMIT = 500_000  # the cross-check gives up (and says so) beyond this
 
 
@@ -63,6 +67,7 @@ class ViewsRun:
             "n": self.views.n,
             "input": self.views.hex() or self.views.bits(),
             "status": self.status,
+            "reason": UNSOLVABLE_REASON if self.status == UNSOLVABLE else None,
             "solver": self.solver,
             "proved_by": self.proved_by or None,
             "check": self.check or None,
@@ -99,15 +104,14 @@ def run(views: Views, solver: str = "highs", options: SolveOptions | None = None
             raise SolverError("internal error: the unsolvable verdict failed its check")
         return ViewsRun(views, UNSOLVABLE, solver, missing=missing_pixels(views))
 
-    from ilp_pyramid.backends import mip
     from ilp_pyramid.puzzles.views.model import build_model
 
     model = build_model(views)
-    result = mip.solve(model.problem, solver, options)
+    result = backends.solve(model.problem, solver, options)
     outcome = ViewsRun(views, ERROR, solver, build_seconds=model.build_seconds,
                        solve_seconds=result.seconds, variables=model.num_variables,
                        constraints=model.num_constraints, message=result.message)
-    if result.status == base.TIMEOUT:
+    if result.status == Status.TIMEOUT:
         outcome.status = TIMEOUT
         return outcome
     if not result.has_solution:
@@ -120,7 +124,7 @@ def run(views: Views, solver: str = "highs", options: SolveOptions | None = None
         raise SolverError(f"{solver} returned cubes that fail the re-projection: "
                           f"{'; '.join(verdict.reasons()[:3])}")
     outcome.placement = placement
-    if result.status == base.OPTIMAL:
+    if result.status == Status.SOLVED:
         outcome.proved_by = "mip"
     if check or not outcome.proved_by:
         _cross_check(outcome)

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, err_console, fail, print_json
-from ilp_pyramid.fileio import write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
 METHODS = ("exact", "lns")

@@ -190,7 +190,7 @@ def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None
 # -- Dancing Links: the package's exact-cover engine ------------------------------------------
 
 def _solve_dlx(problem: CoverProblem, time_limit: float | None):
-    from ilp_pyramid.exact_cover import solve_exact_cover
+    from ilp_pyramid.backends.exact_cover import solve_exact_cover
 
     found = solve_exact_cover(problem.rows, problem.num_items, limit=1, time_limit=time_limit)
     if found.solutions:

@@ -9,7 +9,7 @@ row made of secondary items alone is never part of a solution.
 
 Typical use::
 
-    from ilp_pyramid.exact_cover import ExactCover, solve_exact_cover, count_exact_cover
+    from ilp_pyramid.backends.exact_cover import ExactCover, solve_exact_cover, count_exact_cover
 
     result = solve_exact_cover(rows, num_primary=300, limit=1, time_limit=10.0)
     if result.solutions:           # one solution: a sorted list of row indices

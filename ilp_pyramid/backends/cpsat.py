@@ -1,0 +1,192 @@
+"""OR-Tools CP-SAT as a backend of its own, with a native form: `BoolModel`.
+
+`BoolModel` is a small neutral Boolean model, the constraints CP-SAT takes directly: Boolean
+variables numbered 1..num_vars as in DIMACS, clauses, exactly-one groups and linear
+constraints over literals. CNF clauses (`solve_clauses`, the path `--solver cpsat` of the SAT
+models) are a BoolModel with clauses only; an exact-cover puzzle gives one exactly-one group
+per item, which CP-SAT propagates natively instead of through a cardinality encoding.
+
+CP-SAT runs in a fresh interpreter: OR-Tools and highspy ship clashing HiGHS symbols and
+cannot live in one process (importing either after the other fails), and this process has
+highspy loaded through PuLP. The worker reads the model as one JSON document on stdin and
+answers in the SAT competition format (`s SATISFIABLE`, `v ...`), read back by the DIMACS
+certificate reader. It runs in its own process group that dies with this process, and is
+killed on SIGINT/SIGTERM (`errors.Interrupted` is raised).
+
+OR-Tools is optional: `pip install 'ilp-pyramid[cpsat]'`; asking for cpsat without it is
+bad input (exit 2) that names the extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.errors import InputError
+
+NAME = "cpsat"
+# Time CP-SAT gets beyond its own limit (interpreter and OR-Tools start) before it is killed.
+_START_GRACE = 5.0
+RELATIONS = ("<=", ">=", "==")
+
+
+@dataclass
+class BoolModel:
+    """Boolean variables 1..num_vars; a literal is +v (v true) or -v (v false)."""
+
+    num_vars: int = 0
+    clauses: list[list[int]] = field(default_factory=list)
+    exactly_one: list[list[int]] = field(default_factory=list)
+    # sum(coefficient * literal) <relation> bound, a true literal counting 1
+    linear: list[tuple[list[int], list[int], str, int]] = field(default_factory=list)
+    names: dict[int, str] = field(default_factory=dict)  # optional: values come back by name
+
+    def new_var(self, name: str | None = None) -> int:
+        self.num_vars += 1
+        if name is not None:
+            self.names[self.num_vars] = name
+        return self.num_vars
+
+    def add_linear(self, literals: Sequence[int], coefficients: Sequence[int], relation: str,
+                   bound: int) -> None:
+        if relation not in RELATIONS or len(literals) != len(coefficients):
+            raise ValueError(f"bad linear constraint: relation {relation!r}, "
+                             f"{len(literals)} literals, {len(coefficients)} coefficients")
+        self.linear.append((list(literals), list(coefficients), relation, int(bound)))
+
+    def to_json(self) -> dict:
+        return {"num_vars": self.num_vars, "clauses": self.clauses,
+                "exactly_one": self.exactly_one, "linear": self.linear}
+
+
+def available() -> bool:
+    try:
+        return importlib.util.find_spec("ortools.sat.python.cp_model") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def require() -> None:
+    """InputError (exit 2) naming the extra to install when OR-Tools is missing."""
+    if not available():
+        raise InputError("solver cpsat needs OR-Tools: pip install 'ilp-pyramid[cpsat]'")
+
+
+_WORKER = """
+import json, sys
+from ortools.sat.python import cp_model
+data = json.loads(sys.stdin.read())
+model = cp_model.CpModel()
+top = data["num_vars"]
+var = [None] + [model.new_bool_var(f"v{i}") for i in range(1, top + 1)]
+def lit(x):
+    return var[x] if x > 0 else ~var[-x]
+for clause in data["clauses"]:
+    model.add_bool_or([lit(x) for x in clause])
+for group in data["exactly_one"]:
+    model.add_exactly_one([lit(x) for x in group])
+for lits, coefs, relation, bound in data["linear"]:
+    total = sum(c * lit(x) for x, c in zip(lits, coefs))
+    if relation == "<=":
+        model.add(total <= bound)
+    elif relation == ">=":
+        model.add(total >= bound)
+    else:
+        model.add(total == bound)
+engine = cp_model.CpSolver()
+for key, value in data["settings"].items():
+    setattr(engine.parameters, key, value)
+status = engine.solve(model)
+if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    print("s SATISFIABLE")
+    print("v " + " ".join(str(i if engine.boolean_value(var[i]) else -i)
+                          for i in range(1, top + 1)) + " 0")
+elif status == cp_model.INFEASIBLE:
+    print("s UNSATISFIABLE")
+elif status == cp_model.UNKNOWN:
+    print("s UNKNOWN")
+else:
+    print("c error CP-SAT status " + engine.status_name(status))
+"""
+
+
+def settings(options: SolveOptions) -> dict:
+    """CP-SAT parameters from the common options (its own limit a little inside ours)."""
+    out: dict = {"log_search_progress": bool(options.verbose)}
+    if options.time_limit is not None:
+        out["max_time_in_seconds"] = max(options.time_limit - 0.2, 0.01)
+    if options.threads:
+        out["num_workers"] = int(options.threads)
+    if options.seed is not None:
+        out["random_seed"] = int(options.seed)
+    return out
+
+
+def solve_clauses(clauses: Sequence[Sequence[int]], options: SolveOptions | None = None
+                  ) -> Result:
+    """CNF clauses as a BoolModel with clauses only."""
+    top = max((abs(lit) for clause in clauses for lit in clause), default=0)
+    return solve_model(BoolModel(num_vars=top, clauses=[list(c) for c in clauses]), options)
+
+
+def solve_model(model: BoolModel, options: SolveOptions | None = None) -> Result:
+    """Solve `model`: the literals of a solution in `model`, values by name where named."""
+    from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
+
+    require()
+    options = options or SolveOptions()
+    text = json.dumps({"settings": settings(options), **model.to_json()})
+    limit = options.time_limit
+    start = time.perf_counter()
+    child = process.start([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        with process.interruptible():
+            out, err = child.communicate(text.encode(), timeout=None if limit is None
+                                         else limit + _START_GRACE)
+    except subprocess.TimeoutExpired:
+        return Result(NAME, Status.TIMEOUT, time.perf_counter() - start,
+                      message=f"no answer within {limit:g} s; solver stopped")
+    finally:
+        process.stop(child)
+    seconds = time.perf_counter() - start
+    if child.returncode != 0:
+        lines = err.decode(errors="replace").strip().splitlines()
+        return Result(NAME, Status.ERROR, seconds, message=lines[-1] if lines
+                      else f"the CP-SAT process exited with code {child.returncode}")
+    try:
+        status, literals = parse_certificate(out.decode(errors="replace"))
+    except InputError as exc:
+        return Result(NAME, Status.ERROR, seconds, message=f"unreadable CP-SAT answer: {exc}")
+    if status == SATISFIABLE:
+        true = {lit for lit in literals if lit > 0}
+        values = {name: float(var in true) for var, name in model.names.items()}
+        return Result(NAME, Status.SOLVED, seconds, model=literals, values=values)
+    if status == UNSATISFIABLE:
+        return Result(NAME, Status.INFEASIBLE, seconds)
+    return Result(NAME, Status.TIMEOUT, seconds,
+                  message=f"no answer within {limit:g} s" if limit else "no answer")
+
+
+def exact_cover_model(rows: Sequence[Sequence[int]], num_primary: int,
+                      num_secondary: int = 0) -> BoolModel:
+    """The exact-cover form as a BoolModel: variable r+1 = row r chosen; every primary item
+    in exactly one chosen row, every secondary item in at most one."""
+    model = BoolModel(num_vars=len(rows))
+    by_item: list[list[int]] = [[] for _ in range(num_primary + num_secondary)]
+    for r, row in enumerate(rows):
+        for item in row:
+            by_item[item].append(r + 1)
+    for item, lits in enumerate(by_item):
+        if item < num_primary:
+            model.exactly_one.append(lits)
+        elif len(lits) > 1:
+            model.add_linear(lits, [1] * len(lits), "<=", 1)
+    return model

@@ -1,0 +1,83 @@
+"""Child processes that never outlive their parent, and signals that stop a solve.
+
+Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
+
+- `die_with_parent` (a `preexec_fn`, or the first call in a forked child) asks Linux to
+  SIGKILL the child when its parent dies, even by SIGKILL (PR_SET_PDEATHSIG).
+- `start` runs a command in its own process group with that setting; `kill_group` and `stop`
+  take the group down (the solver and anything it started).
+- `interruptible()` is held while a backend waits on a solver: SIGINT and SIGTERM raise
+  `errors.Interrupted` (a KeyboardInterrupt carrying exit code 130 or 143) in the main thread,
+  so the backend's own cleanup (`finally: stop(child)`, HiGHS's cancel) runs before the
+  interrupt reaches the CLI. Outside it the process's own handlers apply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+
+from ilp_pyramid.errors import Interrupted
+
+PR_SET_PDEATHSIG = 1
+# Time a stopped process group gets to be reaped after SIGKILL.
+REAP_SECONDS = 1.0
+
+
+def die_with_parent() -> None:
+    """In a child: be killed when the parent dies, so no orphan solver keeps running."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def start(args: Sequence[str], **popen: object) -> subprocess.Popen:
+    """Start `args` in a new process group that dies with this process."""
+    return subprocess.Popen(list(args), start_new_session=True, preexec_fn=die_with_parent,
+                            **popen)  # type: ignore[call-overload]
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop(child: subprocess.Popen) -> None:
+    """Kill a child started by `start` with its whole group, and reap it."""
+    kill_group(child.pid)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        child.wait(REAP_SECONDS)
+
+
+# The signal that last stopped a backend: Typer turns every KeyboardInterrupt into a bare
+# exit code 130, so the CLI reads this to tell SIGTERM (143) from SIGINT (130).
+last_signal: int | None = None
+
+
+def _raise(signum: int, _frame: object) -> None:
+    global last_signal
+    last_signal = signum
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """While held (main thread only), SIGINT and SIGTERM raise `Interrupted`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,180 @@
+"""The results file: JSON lines, one record per finished run, read back defensively.
+
+A record of this version (`schema` 2) carries what is needed to judge and redo the figure:
+the timed argv and the bench invocation, the machine (cores, platform, Python, package
+version), the date, the load average just before and just after the run, wall and CPU
+seconds, status, exit code, peak memory, repeat and seed. Older records (docs/*.jsonl from
+before) lack the machine facts: they are read as they are and flagged `legacy`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+import math
+import os
+import platform
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ilp_pyramid import __version__
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.formats.fileio import append_line, read_text
+
+SCHEMA = 2
+# Statuses a run can end with: the command's own, plus "killed" (the hard limit passed).
+SOLVED, INFEASIBLE, TIMEOUT, KILLED, ERROR = "solved", "infeasible", "timeout", "killed", "error"
+# Exit code -> status for commands that print no JSON (the CLI contract of the package).
+EXIT_STATUS = {0: SOLVED, 1: INFEASIBLE, 3: TIMEOUT}
+# Fields that must be numbers (or absent / null) for a record to be used.
+NUMERIC = ("n", "repeat", "seed", "seconds", "build_seconds", "wall_seconds", "cpu_seconds",
+           "peak_rss_mb", "variables", "constraints")
+
+# Fields that must be text (or absent / null): they name a configuration.
+TEXT = ("label", "solver", "formulation", "card", "date")
+
+Warn = Callable[[str], None]
+
+
+@functools.cache
+def machine_facts() -> dict:
+    return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version(), "package_version": __version__}
+
+
+def load_average() -> list[float] | None:
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:  # pragma: no cover - not available on this system
+        return None
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def check_results_path(path: Path, writable: bool = False) -> None:
+    """A results file must be a regular file (or not exist yet) in an existing directory;
+    with `writable`, it is opened for appending now, so that a run is not lost to a file
+    that cannot be written after it."""
+    try:
+        if path.exists() and not path.is_file():
+            kind = "a directory" if path.is_dir() else "not a regular file"
+            raise InputError(f"--results {path} is {kind}; give a file name")
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise InputError(f"--results {path}: {parent} is not a directory")
+        if writable:
+            with open(path, "a", encoding="utf-8"):
+                pass
+    except OSError as exc:
+        raise InputError(f"--results {path}: {exc.strerror or exc}") from None
+
+
+def read_results(path: Path, warn: Warn | None = None) -> list[dict]:
+    """Every usable record of a results file, in file order.
+
+    A torn line (the writer was killed mid-line) is skipped; if a record was appended right
+    after such a fragment, it is recovered from the joined line. A record missing `status`
+    or with a non-numeric time is ignored. `warn` hears about each line left out.
+    """
+    if not path.exists():
+        return []
+    check_results_path(path)
+    try:
+        text = read_text(path)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputError(f"cannot read results file {path}: {exc}") from None
+    records = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line:
+            continue
+        record, problem = _parse_line(line)
+        if problem and warn:
+            warn(f"{path} line {number}: {problem}")
+        if record is not None:
+            records.append(record)
+    return records
+
+
+def _parse_line(line: str) -> tuple[dict | None, str]:
+    record = loads_object(line)
+    if record is None:
+        # A fragment with a whole record glued to its end (an append after a torn line).
+        start = line.find('{"key"', 1)
+        while start != -1:
+            record = loads_object(line[start:])
+            if record is not None:
+                problem = _invalid(record)
+                return (None, problem) if problem else (record, "torn fragment dropped")
+            start = line.find('{"key"', start + 1)
+        return None, "torn or malformed line skipped"
+    problem = _invalid(record)
+    return (None, problem) if problem else (record, "")
+
+
+def loads_object(line: str) -> dict | None:
+    """A JSON object from one line, or None (malformed, not an object, NaN/Infinity, or
+    nested too deep to parse)."""
+    try:
+        value = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number a run can take")
+
+
+def _invalid(record: dict) -> str:
+    """Why a parsed record cannot be used ('' if it can); legacy ones are flagged."""
+    if not isinstance(record.get("key"), str):
+        return "record without a key ignored"
+    if not isinstance(record.get("status"), str):
+        return "record without a status ignored"
+    for name in NUMERIC:
+        value = record.get(name)
+        if value is not None and not plain_number(value):
+            return f"record with a non-numeric {name} ignored"
+    for name in TEXT:
+        if not isinstance(record.get(name), str | None):
+            return f"record whose {name} is not text ignored"
+    strategies = record.get("strategies")
+    if not (strategies is None or isinstance(strategies, str) or (
+            isinstance(strategies, list) and all(isinstance(s, str) for s in strategies))):
+        return "record whose strategies are not names ignored"
+    if record.get("schema") != SCHEMA:
+        record["legacy"] = True  # no machine facts: readable, but flagged wherever shown
+    return ""
+
+
+def plain_number(value) -> bool:
+    """A number a run can have: not a bool, finite, and not beyond any time or size."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return abs(value) < 1e15 and math.isfinite(value)
+
+
+def latest_by_key(records: Iterable[dict]) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for record in records:
+        out[record["key"]] = record
+    return out
+
+
+def append_record(path: Path, record: dict) -> None:
+    """Append one record; end a torn last line first, so the record gets a line of its own."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell():
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    append_line(path, "")
+    except FileNotFoundError:
+        pass
+    append_line(path, json.dumps(record, separators=(",", ":"), allow_nan=False))

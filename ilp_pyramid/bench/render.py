@@ -1,0 +1,183 @@
+"""Markdown tables from results files, and README blocks regenerated from them.
+
+A README block is delimited by two HTML comments (invisible when rendered):
+
+    <!-- bench:docs/auto.jsonl:table=summary:n=3,4:solver=highs -->
+    ...generated, never edited by hand...
+    <!-- /bench -->
+
+The opening comment names the results file (relative to the README's folder), the table
+(`summary`: one row per configuration; `grid`: the same with the solver's solve seconds,
+model sizes and peak memory; `runs`: one row per record) and optional filters
+`field=v1,v2` on record fields (label, n, solver, formulation, strategies as A+B, card,
+status). `render` rewrites every block from its data; `--check` only compares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ilp_pyramid.bench.records import read_results
+from ilp_pyramid.bench.summary import (
+    CONFIG_FIELDS,
+    config_of,
+    fmt_seconds,
+    summarize_records,
+    summary_cells,
+)
+from ilp_pyramid.errors import InputError
+
+TABLES = ("summary", "grid", "runs")
+FILTER_FIELDS = (*CONFIG_FIELDS, "status")
+BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
+OPENING = re.compile(r"<!-- bench:")
+FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    path: str
+    table: str = "summary"
+    filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def parse_spec(text: str) -> TableSpec:
+    """'docs/x.jsonl:table=summary:n=3,4' -> TableSpec."""
+    path, *options = text.strip().split(":")
+    if not path:
+        raise InputError(f"bench marker {text!r}: no results file named")
+    table, filters = "summary", []
+    for option in options:
+        name, sep, value = option.partition("=")
+        name = name.strip()
+        if not sep:
+            raise InputError(f"bench marker {text!r}: {option!r} is not name=value")
+        if name == "table":
+            table = value.strip()
+        elif name in FILTER_FIELDS:
+            filters.append((name, tuple(v.strip() for v in value.split(","))))
+        else:
+            raise InputError(f"bench marker {text!r}: unknown option {name!r} "
+                             f"(known: table, {', '.join(FILTER_FIELDS)})")
+    if table not in TABLES:
+        raise InputError(f"unknown table {table!r} (choose from {', '.join(TABLES)})")
+    return TableSpec(path, table, tuple(filters))
+
+
+def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
+           ) -> list[dict]:
+    def value(record: dict, name: str) -> str:
+        if name in CONFIG_FIELDS:
+            return str(config_of(record)[CONFIG_FIELDS.index(name)])
+        return str(record.get(name, ""))
+
+    return [r for r in records if all(value(r, name) in wanted for name, wanted in filters)]
+
+
+def markdown(records: Sequence[dict], table: str, source: str) -> str:
+    """A GitHub table and one line saying where it comes from and on what machine."""
+    if table == "runs":
+        headers, cells = _run_cells(records)
+    else:
+        headers, cells = summary_cells(summarize_records(records), sizes=table == "grid")
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---:" if _numeric(h) else "---" for h in headers) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+              for row in cells]
+    lines += ["", provenance(records, source)]
+    return "\n".join(lines)
+
+
+def _numeric(header: str) -> bool:
+    return header not in ("run", "solver", "formulation", "strategies", "card", "status",
+                          "date")
+
+
+def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
+    used = [name for name in CONFIG_FIELDS if any(v != "" for v in
+                                                  (config_of(r)[CONFIG_FIELDS.index(name)]
+                                                   for r in records))]
+    headers = [{"label": "run", "n": "N"}.get(name, name) for name in used] + [
+        "repeat", "seed", "status", "wall s", "CPU s", "load before", "load after", "date"]
+    cells = []
+    for record in records:
+        config = config_of(record)
+        cells.append([str(config[CONFIG_FIELDS.index(name)]) or "-" for name in used] + [
+            str(record.get("repeat", "-")), str(record.get("seed", "-")), record["status"],
+            fmt_seconds(record.get("wall_seconds")), fmt_seconds(record.get("cpu_seconds")),
+            _load(record.get("load_before")), _load(record.get("load_after")),
+            str(record.get("date") or "-")[:10]])
+    return headers, cells
+
+
+def _load(value) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], int | float):
+        return f"{value[0]:.2f}"
+    return "-"
+
+
+def provenance(records: Sequence[dict], source: str) -> str:
+    fresh = [r for r in records if not r.get("legacy")]
+    parts = [f"{len(records)} runs from `{source}`"]
+    cores = sorted({str(r.get("machine", {}).get("cpu_count")) for r in fresh
+                    if isinstance(r.get("machine"), dict)})
+    if cores:
+        parts.append(f"{'/'.join(cores)} cores")
+    versions = sorted({str(r["machine"].get("package_version")) for r in fresh
+                       if isinstance(r.get("machine"), dict)})
+    if versions:
+        parts.append(f"ilp-pyramid {'/'.join(versions)}")
+    dates = sorted(str(r["date"])[:10] for r in fresh if r.get("date"))
+    if dates:
+        parts.append(dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+    legacy = len(records) - len(fresh)
+    if legacy:
+        parts.append(f"{legacy} legacy records without machine facts or load average")
+    return "_" + "; ".join(parts) + "._"
+
+
+def table_text(path: Path, table: str, filters=(), source: str | None = None) -> str:
+    records = select(read_results(path), filters)
+    if not records:
+        raise InputError(f"{path}: no records{' match the filters' if filters else ''}")
+    return markdown(records, table, source or str(path))
+
+
+def blocks(text: str) -> list[re.Match]:
+    """The bench blocks of a Markdown text; markers shown inside ``` fences are examples."""
+    fences = [(m.start(), m.end()) for m in FENCE.finditer(text)]
+
+    def outside(position: int) -> bool:
+        return not any(start <= position < end for start, end in fences)
+
+    found = [m for m in BLOCK.finditer(text) if outside(m.start())]
+    if len([m for m in OPENING.finditer(text) if outside(m.start())]) != len(found):
+        raise InputError("a <!-- bench:... --> marker has no closing <!-- /bench -->")
+    return found
+
+
+def render_text(text: str, base: Path) -> str:
+    """`text` with every bench block regenerated from its results file (relative to `base`)."""
+    out, last = [], 0
+    for match in blocks(text):
+        out += [text[last:match.start()], _block(match, base)]
+        last = match.end()
+    return "".join(out) + text[last:]
+
+
+def _block(match: re.Match, base: Path) -> str:
+    spec = parse_spec(match.group("spec"))
+    path = base / spec.path
+    if not path.is_file():
+        raise InputError(f"bench marker names {spec.path}, which is not a file")
+    body = table_text(path, spec.table, spec.filters, spec.path)
+    return f"{match.group(1)}\n{body}\n{match.group(4)}"
+
+
+def stale_blocks(old: str, new: str) -> list[str]:
+    """The marker specs of the blocks that differ between `old` and its rendering `new`."""
+    return [a.group("spec") for a, b in zip(blocks(old), blocks(new), strict=True)
+            if a.group(0) != b.group(0)]

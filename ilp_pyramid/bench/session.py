@@ -1,0 +1,203 @@
+"""A bench session: run each spec (runner.py), record it with the machine's facts
+(records.py), append it at once, skip what a resumed file holds, stop cleanly on a signal."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ilp_pyramid.bench.commands import CommandSpec
+from ilp_pyramid.bench.records import (
+    ERROR,
+    EXIT_STATUS,
+    INFEASIBLE,
+    KILLED,
+    SCHEMA,
+    SOLVED,
+    append_record,
+    check_results_path,
+    latest_by_key,
+    load_average,
+    loads_object,
+    machine_facts,
+    now,
+    plain_number,
+    read_results,
+)
+from ilp_pyramid.bench.runner import Stopped, run_process, stop_on_signals
+from ilp_pyramid.cli_common import console, err_console, fail
+from ilp_pyramid.errors import InputError
+
+if TYPE_CHECKING:
+    import click
+
+    from ilp_pyramid.bench.bel_grid import Spec
+
+
+def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> dict:
+    """Run `spec` in its own process group and return its record (see records.py)."""
+    load_before = load_average()
+    date = now()
+    measured = run_process(spec.command(), kill_after)
+    record = {"key": spec.key(), "schema": SCHEMA, **spec.fields(),
+              "argv": measured.argv, "bench_argv": list(bench_argv), "date": date,
+              "machine": dict(machine_facts()), "load_before": load_before,
+              "load_after": load_average(),
+              "wall_seconds": measured.wall_seconds,
+              # CPU of the whole run (process start, build, solve): steadier than wall time
+              # on a shared machine.
+              "cpu_seconds": measured.cpu_seconds,
+              "exit_code": measured.exit_code, "peak_rss_mb": measured.peak_rss_mb}
+    if measured.killed:
+        record.update(status=KILLED, seconds=measured.wall_seconds,
+                      message=f"killed after {kill_after:g} s (hard wall-clock limit)")
+        return record
+    data = _last_json(measured.stdout)
+    if isinstance(spec, CommandSpec):
+        # Any command: the status from its --json if it printed one, else from its exit code
+        # (and, for a program that exits 0 either way, from --solved-if).
+        status = data.get("status") if data else None
+        if not isinstance(status, str):
+            status = EXIT_STATUS.get(measured.exit_code, ERROR)
+            stdout = measured.stdout.decode("utf-8", "replace")
+            if status == SOLVED and not spec.template.solved(stdout):
+                status = INFEASIBLE
+        record.update(status=status, seconds=_number(data.get("solve_seconds")) if data else None,
+                      message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
+                      else _last_line(measured.stderr, measured.exit_code),
+                      result=data)
+        return record
+    if data is None:
+        record.update(status=ERROR, seconds=measured.wall_seconds,
+                      message=_last_line(measured.stderr, measured.exit_code))
+        return record
+    status = data.get("status")
+    record.update(
+        status=status if isinstance(status, str) else ERROR,
+        seconds=_number(data.get("solve_seconds")),
+        build_seconds=_number(data.get("build_seconds")),
+        variables=_number(data.get("variables")),
+        constraints=_number(data.get("constraints")),
+        message=data.get("message") or "",
+        solution=data.get("solution"),
+    )
+    return record
+
+
+def _number(value):
+    """A figure the run reported, if it is one a record can hold (else None)."""
+    return value if plain_number(value) else None
+
+
+def _last_json(out: bytes) -> dict | None:
+    for line in reversed(out.decode("utf-8", "replace").splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            return loads_object(line)
+    return None
+
+
+def _tail(output: bytes) -> str:
+    """The last non-blank line of an output (a run's verdict, or its error), shortened."""
+    lines = [line for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1].strip()[:300] if lines else ""
+
+
+def _last_line(err: bytes, code: int) -> str:
+    if _tail(err):
+        return _tail(err)
+    if code < 0:
+        return f"the run was killed by {signal.Signals(-code).name}"
+    return f"the run exited with code {code} and printed no result"
+
+
+def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
+            done: dict[str, dict], bench_argv: Sequence[str] = (),
+            quiet: bool = False) -> None:
+    """Run every spec in turn; each record goes to `results` (if any) and `done` at once.
+
+    SIGINT/SIGTERM raise `Stopped` after the running child's group is killed; every finished
+    record is already in the file.
+    """
+    if not pending:
+        return
+    progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                        TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                        console=err_console, transient=True,
+                        disable=quiet or not err_console.is_terminal)
+    with stop_on_signals(), progress:
+        task = progress.add_task("bench", total=len(pending))
+        for spec in pending:
+            progress.update(task, description=spec.describe())
+            record = run_one(spec, kill_after, bench_argv)
+            if results is not None:
+                append_record(results, record)
+            done[record["key"]] = record
+            progress.advance(task)
+            if not err_console.is_terminal and not quiet:
+                err_console.print(f"{spec.describe()}: {record['status']} "
+                                  f"{record['wall_seconds']:.2f} s wall", markup=False,
+                                  soft_wrap=True)
+
+
+def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
+            bench_argv: Sequence[str] = (), quiet: bool = False) -> tuple[dict[str, dict], int]:
+    """The command-line side of a bench: check the results file, skip what it holds (with
+    --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
+
+    Returns the records by key (old and new) and how many runs ran now.
+    """
+    done: dict[str, dict] = {}
+    if results is not None:
+        try:
+            check_results_path(results)
+            if results.exists() and results.stat().st_size > 0 and not resume:
+                raise InputError(f"{results} already holds results: add --resume to go on "
+                                 f"with it, or give another --results file")
+            done = latest_by_key(read_results(results, warn=warn))
+            check_results_path(results, writable=True)
+        except InputError as exc:
+            fail(str(exc))
+    pending = [spec for spec in specs if spec.key() not in done]
+    skipped = len(specs) - len(pending)
+    if skipped and not quiet:
+        console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
+    try:
+        run_all(pending, kill_after, results, done, bench_argv, quiet)
+    except Stopped as exc:
+        finished = sum(spec.key() in done for spec in pending)
+        kept = f"; {finished} finished runs of this session kept in {results}" \
+            if results is not None else ""
+        fail(f"interrupted by {exc}{kept}", exc.exit_code)
+    return done, len(pending)
+
+
+def warn(message: str) -> None:
+    err_console.print(f"warning: {message}", markup=False, soft_wrap=True)
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Was option `name` given on the command line (not left at its default)?"""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def invocation(ctx: click.Context) -> list[str]:
+    """The bench's command line as given (options in declaration order), for the records."""
+    argv = ctx.command_path.split()
+    for param in ctx.command.params:
+        if not param.opts or not given(ctx, param.name):
+            continue
+        value = ctx.params[param.name]
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if isinstance(item, bool):
+                flags = param.opts if item else getattr(param, "secondary_opts", [])
+                argv += flags[:1]
+            else:
+                argv += [param.opts[0], str(item)]
+    return argv

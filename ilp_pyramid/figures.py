@@ -1,0 +1,39 @@
+"""What every picture needs: matplotlib without a display, a figure as PNG bytes, and a
+write that fails as one line naming the file."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (no display, same pixels everywhere)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png_bytes(fig, dpi: int = 110) -> bytes:
+    """The figure as PNG, trimmed to what is drawn; the figure is closed."""
+    plt = pyplot()
+    buffer = io.BytesIO()
+    try:
+        fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()
+
+
+def save(path: Path, content: str | bytes) -> None:
+    """Write atomically; a path that cannot be written is a usage error (exit 2), one line."""
+    from ilp_pyramid.cli_common import fail
+    from ilp_pyramid.formats.fileio import write_atomic
+
+    try:
+        write_atomic(path, content)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")

@@ -1,0 +1,1 @@
+"""File formats shared by every puzzle: atomic files, MIP model/solution files, DIMACS."""

@@ -1,0 +1,119 @@
+"""Pictures and the build list of a verified solution: `solve --png/--html/--cubes/--cubes-csv`
+and `ilp-pyramid render SOLUTION`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, print_json
+from ilp_pyramid.figures import save
+from ilp_pyramid.puzzles.bel.solution import BelSolution
+
+PngOpt = typer.Option(None, "--png", help="Write a picture: the pyramid in 3-D with every "
+                                          "visible face labelled, and its levels from the top.")
+HtmlOpt = typer.Option(None, "--html", help="Write an interactive 3-D view (one self-contained "
+                                            "HTML file, opens offline): rotate, hover a cube, "
+                                            "hide levels.")
+CubesOpt = typer.Option(False, "--cubes", help="Print the build list: every cell from the "
+                                               "bottom up, its cube and the labels facing "
+                                               "x, y and z (key \"cubes\" with --json).")
+CubesCsvOpt = typer.Option(None, "--cubes-csv", help="Write the build list as CSV (readable "
+                                                     "by `verify` and `render`).")
+
+
+@dataclass
+class Pictures:
+    png: Path | None = None
+    html: Path | None = None
+    cubes: bool = False
+    cubes_csv: Path | None = None
+
+    def wanted(self) -> bool:
+        return bool(self.png or self.html or self.cubes or self.cubes_csv)
+
+    def write(self, solution: BelSolution) -> dict:
+        """Write the files asked for; the --json keys that say what was made."""
+        from ilp_pyramid.puzzles.bel.cubes import build_list, to_csv
+
+        made: dict = {}
+        rows = build_list(solution)
+        if self.png is not None:
+            from ilp_pyramid.puzzles.bel.render import png_bytes
+
+            save(self.png, png_bytes(solution))
+            made["png"] = str(self.png)
+        if self.html is not None:
+            from ilp_pyramid.puzzles.bel.html import html_text
+
+            save(self.html, html_text(solution))
+            made["html"] = str(self.html)
+        if self.cubes_csv is not None:
+            save(self.cubes_csv, to_csv(rows))
+            made["cubes_csv"] = str(self.cubes_csv)
+        if self.cubes:
+            made["cubes"] = rows
+        return made
+
+    def show(self, made: dict) -> None:
+        """The text form of what `write` made."""
+        if "cubes" in made:
+            console.print(cubes_table(made["cubes"]))
+        for key, what in (("png", "picture"), ("html", "interactive view"),
+                          ("cubes_csv", "build list")):
+            if key in made:
+                console.print(f"wrote the {what} to {made[key]}", markup=False, soft_wrap=True)
+
+
+def cubes_table(rows: list[dict]) -> Table:
+    table = Table(title="build list (bottom level first)", title_justify="left",
+                  caption="faces x: left and right; y: back and front; z: bottom and top",
+                  caption_justify="left")
+    for column, justify in (("#", "right"), ("cell (x, y, h)", "left"), ("cube", "left"),
+                            ("faces x", "right"), ("faces y", "right"), ("faces z", "right")):
+        table.add_column(column, justify=justify)
+    for k, row in enumerate(rows, start=1):
+        table.add_row(str(k), f"({row['x']}, {row['y']}, {row['h']})",
+                      "{" + ", ".join(map(str, row["cube"])) + "}",
+                      str(row["faces_x"]), str(row["faces_y"]), str(row["faces_z"]))
+    return table
+
+
+def render(
+    file: Path = typer.Argument(..., help="A solution: Knuth's drawing, the solve --json "
+                                          "object or a --cubes-csv build list."),
+    png: Path = PngOpt,
+    html: Path = HtmlOpt,
+    cubes: bool = CubesOpt,
+    cubes_csv: Path = CubesCsvOpt,
+    json_out: bool = Json,
+) -> None:
+    """Draw a solution (after verifying it): a PNG, an interactive HTML view, the build list.
+
+    Exit codes: 0 drawn, 1 the solution is invalid (nothing is written), 2 bad input.
+    """
+    from ilp_pyramid.puzzles.bel.cli import load_solution
+    from ilp_pyramid.verify.bel import verify_solution
+
+    pictures = Pictures(png, html, cubes, cubes_csv)
+    if not pictures.wanted():
+        fail("nothing to render: give --png, --html, --cubes or --cubes-csv")
+    solution = load_solution(file)
+    verdict = verify_solution(solution)
+    if not verdict.valid:
+        if json_out:
+            print_json({"n": solution.n, "valid": False, "reasons": verdict.reasons()})
+        else:
+            console.print(f"invalid: N={solution.n}; nothing drawn")
+            for reason in verdict.reasons():
+                console.print(f"  {reason}", markup=False)
+        raise typer.Exit(EXIT_NO_SOLUTION)
+    made = pictures.write(solution)
+    if json_out:
+        print_json({"n": solution.n, "valid": True, **made})
+    else:
+        console.print(f"valid: N={solution.n}")
+        pictures.show(made)

@@ -1,0 +1,90 @@
+"""SIGINT and SIGTERM stop a real `solve` within 2 s, exit 130/143, and leave no child.
+
+Each test starts `python -m ilp_pyramid solve 4 --solver S` as a real process, waits until the
+solver runs (the header is printed and, for CBC and SAT, its child process exists), sends the
+signal and times the exit. Children are found through /proc before the signal and must all be
+gone after: CBC and the SAT worker run in their own process groups, so a group check alone
+would miss them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.proctools import alive, descendants
+
+ROOT = Path(__file__).resolve().parents[1]
+# The solver has to be running, not still importing, when the signal arrives.
+SETTLE_SECONDS = 1.5
+EXIT_WITHIN = 2.0
+
+
+def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
+    # PuLP's model files go to TMPDIR: after SIGKILL nothing can remove them but the test.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ilp_pyramid", "solve", "4", "--solver", solver,
+         "--time-limit", "60"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
+        start_new_session=True)
+    header = child.stdout.readline()  # printed just before the model is built
+    assert b"Bel's Pyramid N=4" in header, header
+    time.sleep(SETTLE_SECONDS)
+    kids = descendants(child.pid)
+    if solver != "highs":  # HiGHS runs in the process itself; the others in a child
+        deadline = time.perf_counter() + 10
+        while not kids and time.perf_counter() < deadline:
+            time.sleep(0.1)
+            kids = descendants(child.pid)
+        assert kids, f"{solver}: no solver process found"
+    assert child.poll() is None, "the solve ended before the signal"
+    return child, kids
+
+
+def interrupt(solver: str, signum: int, tmp: Path) -> None:
+    child, kids = start_solve(solver, tmp)
+    sent = time.perf_counter()
+    child.send_signal(signum)
+    try:
+        code = child.wait(10)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    took = time.perf_counter() - sent
+    err = child.stderr.read().decode()
+    assert code == 128 + signum, (code, err)
+    assert took < EXIT_WITHIN, f"{solver} took {took:.2f} s to stop"
+    assert "interrupted" in err and len(err.strip().splitlines()) == 1, err
+    time.sleep(0.2)  # PR_SET_PDEATHSIG and the group kill are immediate; reaping is not
+    assert not alive(kids), f"{solver} left {alive(kids)} running"
+    assert list(tmp.iterdir()) == [], "temporary files left behind"
+
+
+@pytest.mark.parametrize(("solver", "signum"), [
+    ("highs", signal.SIGINT),
+    ("cbc", signal.SIGTERM),
+    ("kissat", signal.SIGINT),
+    pytest.param("highs", signal.SIGTERM, marks=pytest.mark.slow),
+    pytest.param("cbc", signal.SIGINT, marks=pytest.mark.slow),
+    pytest.param("kissat", signal.SIGTERM, marks=pytest.mark.slow),
+])
+def test_a_signal_stops_the_solver_and_its_children(solver, signum, tmp_path):
+    interrupt(solver, signum, tmp_path)
+
+
+def test_cbc_dies_with_a_killed_parent(tmp_path):
+    """SIGKILL leaves Python no chance to clean up: PR_SET_PDEATHSIG must take CBC down."""
+    child, kids = start_solve("cbc", tmp_path)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(5)
+    deadline = time.perf_counter() + 2
+    while alive(kids) and time.perf_counter() < deadline:
+        time.sleep(0.1)
+    assert not alive(kids), f"CBC outlived its parent: {alive(kids)}"

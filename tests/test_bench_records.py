@@ -1,0 +1,220 @@
+"""Bench records: every field a figure needs, argv templates and outside commands, and a
+results file read back defensively (torn lines, records without status, legacy records)."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.bench.records import SCHEMA, append_record, read_results
+
+DOCS = Path(__file__).parent.parent / "docs"
+
+
+def _bench(cli, results, *args):
+    return cli("bench", "--results", results, *args)
+
+
+def test_outside_commands_are_recorded_with_machine_and_command_line(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    # exit codes of the CLI contract: 1 no solution, 2 bad input, 3 time limit
+    result = _bench(cli, results, "--n", "1..3", "--repeat", "2", "--time-limit", "5",
+                    "--external", "code=/bin/sh -c 'exit $0' {n}", "--json")
+    assert result.code == 0, result.err
+    records = read_results(results)
+    assert [(r["n"], r["repeat"]) for r in records] == [(1, 1), (1, 2), (2, 1), (2, 2),
+                                                        (3, 1), (3, 2)]
+    status = {1: "infeasible", 2: "error", 3: "timeout"}
+    for record in records:
+        assert record["schema"] == SCHEMA and not record.get("legacy")
+        assert record["label"] == "code" and record["external"] is True
+        assert record["argv"] == ["/bin/sh", "-c", "exit $0", str(record["n"])]
+        assert record["bench_argv"][:2] == ["ilp-pyramid", "bench"]
+        assert "--external" in record["bench_argv"] and "--json" in record["bench_argv"]
+        assert record["exit_code"] == record["n"] and record["status"] == status[record["n"]]
+        assert record["seed"] == record["repeat"] - 1
+        assert record["machine"]["cpu_count"] == os.cpu_count()
+        assert record["machine"]["python"] and record["machine"]["package_version"]
+        assert record["machine"]["platform"] and record["date"][:2] == "20"
+        for load in (record["load_before"], record["load_after"]):
+            assert len(load) == 3 and all(v >= 0 for v in load)
+        assert 0 < record["wall_seconds"] < 5 and 0 <= record["cpu_seconds"] < 5
+        assert 0 <= record["peak_rss_mb"] < 40  # the shell's, not the forking bench's
+    groups = json.loads(result.out)["groups"]
+    assert [(g["n"], g["runs"], g["solved"]) for g in groups] == [(1, 2, 0), (2, 2, 0),
+                                                                  (3, 2, 0)]
+    assert groups[2]["timeouts"] == 2
+
+
+def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    plot = tmp_path / "p.png"
+    result = _bench(cli, results, "--n", "1", "--command", "auto=solve {n} --json",
+                    "--external", "ref=/bin/sleep 0.{n}", "--plot", plot)
+    assert result.code == 0, result.err
+    auto, ref = read_results(results)
+    assert auto["label"] == "auto" and auto["argv"][1:5] == ["-m", "ilp_pyramid", "solve", "1"]
+    assert auto["status"] == "solved" and auto["result"]["solution"]["Z"] == [[0]]
+    assert auto["cpu_seconds"] > 0.1  # a Python process: start-up alone costs that
+    assert 30 < auto["peak_rss_mb"] < 2000 and ref["peak_rss_mb"] < 30
+    assert ref["label"] == "ref" and ref["argv"] == ["/bin/sleep", "0.1"]
+    assert ref["status"] == "solved" and ref["wall_seconds"] >= 0.1
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = [line.split() for line in result.out.splitlines() if line.split()[:1] in
+             (["auto"], ["ref"])]
+    assert [row[:4] for row in table] == [["auto", "1", "1", "1"], ["ref", "1", "1", "1"]]
+    assert float(table[1][4]) == pytest.approx(ref["wall_seconds"], abs=0.006)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--command", "solve {n} --x {nope}"], "unknown placeholder"),
+    (["--external", "/bin/true"], "give it a label"),
+    (["--external", "x=/no/such/program {n}"], "not an executable"),
+    (["--command", "solve {n}", "--strategy", "YStep"], "belong to the Bel grid"),
+    (["--command", "'unclosed"], "quotation"),
+])
+def test_bad_templates_are_one_line_exit_2(cli, tmp_path, args, message):
+    result = _bench(cli, tmp_path / "r.jsonl", *args)
+    assert result.code == 2 and message in result.err, result
+    assert len(result.err.strip().splitlines()) == 1
+
+
+def _record(key, **fields):
+    return {"key": key, "schema": SCHEMA, "status": "solved", "wall_seconds": 1.0, **fields}
+
+
+def test_a_record_appended_after_a_torn_line_is_not_swallowed(tmp_path):
+    path = tmp_path / "r.jsonl"
+    append_record(path, _record("a"))
+    with open(path, "a") as handle:
+        handle.write('{"key":"b","status":"sol')  # the writer was killed mid-line
+    append_record(path, _record("c"))
+    warnings = []
+    assert [r["key"] for r in read_results(path, warnings.append)] == ["a", "c"]
+    assert len(warnings) == 1 and "line 2" in warnings[0]
+    # A file written before this fix: the next record glued to the fragment is recovered.
+    glued = tmp_path / "g.jsonl"
+    glued.write_text(json.dumps(_record("a")) + "\n" + '{"key":"b","sta'
+                     + json.dumps(_record("c")) + "\n")
+    warnings = []
+    assert [r["key"] for r in read_results(glued, warnings.append)] == ["a", "c"]
+    assert "torn fragment dropped" in warnings[0]
+
+
+@pytest.mark.parametrize("line, why", [
+    ('{"key": "x", "wall_seconds": 1.0}', "without a status"),
+    ('{"status": "solved"}', "without a key"),
+    ('{"key": "x", "status": "solved", "wall_seconds": "fast"}', "non-numeric wall_seconds"),
+    ('{"key": "x", "status": "solved", "seconds": Infinity}', "torn or malformed"),
+    ('{"key": "x", "status": "solved", "n": true}', "non-numeric n"),
+    ("[" * 100_000 + "]" * 100_000, "torn or malformed"),
+    ('"just a string"', "torn or malformed"),
+])
+def test_unusable_records_are_ignored_with_a_warning(tmp_path, line, why):
+    path = tmp_path / "r.jsonl"
+    path.write_text(line + "\n" + json.dumps(_record("good")) + "\n")
+    warnings = []
+    assert [r["key"] for r in read_results(path, warnings.append)] == ["good"]
+    assert len(warnings) == 1 and why in warnings[0], warnings
+
+
+def test_resume_reruns_a_record_without_status_and_ends_a_torn_line(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    assert _bench(cli, results, "--n", "1..2", "--external", "t=/bin/echo {n}").code == 0
+    first, second = read_results(results)
+    del second["status"]
+    results.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n"
+                       + '{"key":"torn","sta')
+    result = _bench(cli, results, "--n", "1..2", "--external", "t=/bin/echo {n}", "--resume",
+                    "--json")
+    assert result.code == 0, result.err
+    assert "without a status" in result.err and "torn or malformed" in result.err
+    records = read_results(results)
+    assert [r["key"] for r in records] == [first["key"], second["key"]]
+    assert records[0] == first and records[1]["status"] == "solved"
+    assert json.loads(result.out)["ran_now"] == 1
+
+
+def test_records_from_before_are_read_and_flagged_legacy():
+    records = read_results(DOCS / "mip_vs_sat.jsonl")
+    assert len(records) >= 10
+    assert all(r["legacy"] and "status" in r and "machine" not in r for r in records)
+
+
+def test_solved_if_tells_a_verdict_from_output_for_programs_that_always_exit_0(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    result = _bench(cli, results, "--n", "1..2",
+                    "--external", "ref=/bin/sh -c 'test $0 = 1 && echo Solution: || "
+                                  "echo No solution exists' {n}",
+                    "--solved-if", "ref=^Solution:")
+    assert result.code == 0, result.err
+    one, two = read_results(results)
+    assert one["status"] == "solved" and one["message"] == "Solution:"
+    assert two["status"] == "infeasible" and two["message"] == "No solution exists"
+    for bad in ("nolabel=x", "ref=(", "ref"):
+        refused = _bench(cli, tmp_path / "x.jsonl", "--external", "ref=/bin/true",
+                         "--solved-if", bad)
+        assert refused.code == 2 and "--solved-if" in refused.err, (bad, refused.err)
+
+
+def test_results_that_cannot_be_written_are_refused_before_any_run(cli, tmp_path):
+    parent_is_a_file = tmp_path / "f"
+    parent_is_a_file.write_text("x")
+    for path in (parent_is_a_file / "r.jsonl", tmp_path / ("x" * 300), tmp_path / "no" / "r"):
+        result = cli("bench", "--n", "1", "--external", "t=/bin/true", "--results", path)
+        assert result.code == 2 and len(result.err.strip().splitlines()) == 1, (path, result)
+
+
+def _mutations(rng, record):
+    """Hostile variants of a good record line: torn, retyped, re-nested, glued, garbled."""
+    line = json.dumps(record)
+    values = [None, True, -1, 1e308, "x", "", [], {}, [1, 2], {"a": 1}, "²", 10**400]
+    for _ in range(400):
+        kind = rng.randrange(6)
+        if kind == 0:
+            yield line[:rng.randrange(len(line))]
+        elif kind == 1:
+            changed = dict(record)
+            changed[rng.choice(sorted(record))] = rng.choice(values)
+            yield json.dumps(changed)
+        elif kind == 2:
+            changed = dict(record)
+            del changed[rng.choice(sorted(record))]
+            yield json.dumps(changed)
+        elif kind == 3:
+            depth = rng.choice([10, 1000, 50_000])
+            yield '{"key": "k", "status": "solved", "x": ' + "[" * depth + "]" * depth + "}"
+        elif kind == 4:
+            cut = rng.randrange(len(line))
+            yield line[:cut] + line
+        else:
+            chars = list(line)
+            for _ in range(3):
+                chars[rng.randrange(len(chars))] = rng.choice('{}[]",:\x00\\é')
+            yield "".join(chars)
+
+
+def test_hostile_results_files_never_break_reading_or_tables(tmp_path):
+    """Hundreds of malformed lines: reading keeps only usable records (never raises), and
+    every table and summary of what it kept renders."""
+    import random
+
+    from ilp_pyramid.bench.render import markdown
+    from ilp_pyramid.bench.summary import summarize_records
+
+    rng = random.Random(16)
+    good = {**_record("good"), "n": 3, "repeat": 1, "seed": 0, "cpu_seconds": 0.5,
+            "load_before": [0.1, 0.2, 0.3], "load_after": [0.2, 0.2, 0.3], "label": "a",
+            "strategies": ["A", "B"], "variables": 10, "constraints": 5, "seconds": 0.25}
+    lines = list(_mutations(rng, good))
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n" + json.dumps(good) + "\n")
+    warnings = []
+    records = read_results(path, warnings.append)
+    assert records[-1]["key"] == "good" and len(warnings) + len(records) >= len(lines)
+    for record in records:
+        assert isinstance(record["key"], str) and isinstance(record["status"], str)
+    summarize_records(records)
+    for table in ("summary", "grid", "runs"):
+        assert markdown(records, table, "r.jsonl").count("\n") >= 2

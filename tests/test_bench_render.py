@@ -1,0 +1,138 @@
+"""`bench report` and `bench render`: tables computed from records, README blocks that cannot
+drift from their results files."""
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.bench.records import SCHEMA
+from ilp_pyramid.bench.render import render_text
+
+ROOT = Path(__file__).parent.parent
+MARKER = "<!-- bench:data/runs.jsonl:table=summary -->"
+
+
+def _record(label, n, repeat, wall, cpu, status="solved", load=(0.5, 0.4, 0.3)):
+    return {"key": f"{label} {n} {repeat}", "schema": SCHEMA, "label": label, "n": n,
+            "repeat": repeat, "seed": repeat - 1, "status": status, "wall_seconds": wall,
+            "cpu_seconds": cpu, "load_before": list(load), "load_after": [1.5, 0.5, 0.3],
+            "machine": {"cpu_count": 2, "package_version": "0.1.0"},
+            "date": "2026-11-23T04:00:00+00:00"}
+
+
+def _write(path, records):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def _table_rows(text):
+    return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("| ") and not line.startswith("| run")]
+
+
+def test_summary_rows_are_computed_from_the_records(cli, tmp_path):
+    walls = [3.0, 1.0, 2.5, 9.0]
+    records = [_record("auto", 3, r + 1, w, w / 2) for r, w in enumerate(walls)]
+    records += [_record("auto", 3, 5, 100.0, 99.0, status="timeout", load=(2.25, 1, 1)),
+                _record("ref", 3, 1, 7.0, 6.5)]
+    path = tmp_path / "runs.jsonl"
+    _write(path, records)
+    result = cli("bench", "report", path)
+    assert result.code == 0, result.err
+    auto, ref = _table_rows(result.out)
+    assert auto == ["auto", "3", "5", "4", "1.00", f"{statistics.median(walls):.2f}", "9.00",
+                    f"{statistics.median(walls) / 2:.2f}", "0.50-2.25"]
+    assert ref[:4] == ["ref", "3", "1", "1"] and ref[5] == "7.00"
+    assert "6 runs from" in result.out and "2 cores" in result.out
+    runs = cli("bench", "report", path, "--table", "runs", "--where", "label=ref")
+    assert runs.code == 0 and len(_table_rows(runs.out)) == 1
+    data = json.loads(cli("bench", "report", path, "--json").out)
+    assert [g["runs"] for g in data["groups"]] == [5, 1]
+    for args in (["--table", "nope"], ["--where", "colour=red"], ["--where", "label=none"]):
+        bad = cli("bench", "report", path, *args)
+        assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1, (args, bad.err)
+    assert cli("bench", "report", tmp_path).code == 2
+
+
+def test_render_fills_blocks_and_check_catches_drift(cli, tmp_path):
+    data = tmp_path / "data" / "runs.jsonl"
+    _write(data, [_record("auto", 2, 1, 1.25, 1.0), _record("auto", 2, 2, 1.75, 1.0)])
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\ntext before\n\n{MARKER}\nstale, hand-edited\n"
+                      "<!-- /bench -->\n\ntext after\n")
+    stale = cli("bench", "render", readme, "--check")
+    assert stale.code == 1 and "data/runs.jsonl" in stale.out
+    assert "hand-edited" in readme.read_text()  # --check changes nothing
+    assert cli("bench", "render", readme).code == 0
+    text = readme.read_text()
+    assert text.startswith("# Title\n\ntext before\n\n" + MARKER + "\n| run |")
+    assert text.endswith("_\n<!-- /bench -->\n\ntext after\n")
+    assert "| auto | 2 | 2 | 2 | 1.25 | 1.50 | 1.75 |" in text
+    assert cli("bench", "render", readme, "--check").code == 0
+    assert render_text(text, tmp_path) == text  # rendering twice changes nothing
+    # New data, old README: the check fails until the README is rendered again.
+    _write(data, [_record("auto", 2, 1, 1.25, 1.0)])
+    assert cli("bench", "render", readme, "--check").code == 1
+    assert cli("bench", "render", readme).code == 0
+    assert cli("bench", "render", readme, "--check").code == 0
+
+
+@pytest.mark.parametrize("body, message", [
+    ("<!-- bench:data/runs.jsonl -->\nno end\n", "no closing"),
+    ("<!-- bench:data/missing.jsonl -->\n<!-- /bench -->\n", "not a file"),
+    ("<!-- bench:data/runs.jsonl:table=pie -->\n<!-- /bench -->\n", "unknown table"),
+    ("<!-- bench:data/runs.jsonl:colour=red -->\n<!-- /bench -->\n", "unknown option"),
+])
+def test_render_refuses_broken_markers_with_one_line(cli, tmp_path, body, message):
+    _write(tmp_path / "data" / "runs.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
+    readme = tmp_path / "README.md"
+    readme.write_text(body)
+    result = cli("bench", "render", readme)
+    assert result.code == 2 and message in result.err, result
+    assert len(result.err.strip().splitlines()) == 1
+    assert readme.read_text() == body
+
+
+def test_filters_select_records_of_a_block(tmp_path):
+    _write(tmp_path / "r.jsonl", [_record("auto", 2, 1, 1.0, 1.0), _record("auto", 3, 1, 2.0, 1.0),
+                                  _record("ref", 3, 1, 3.0, 1.0)])
+    text = "<!-- bench:r.jsonl:n=3:label=auto -->\n<!-- /bench -->\n"
+    rows = _table_rows(render_text(text, tmp_path))
+    assert [row[:2] for row in rows] == [["auto", "3"]]
+
+
+def test_the_committed_readme_matches_its_data(cli):
+    """Every measured table of the README is rendered from a results file under docs/: this
+    fails as soon as a marked block and its data disagree (a README without markers passes)."""
+    result = cli("bench", "render", ROOT / "README.md", "--check")
+    assert result.code == 0, result.out + result.err
+
+
+def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
+    _write(tmp_path / "r.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
+    example = "```markdown\n<!-- bench:missing.jsonl -->\n<!-- /bench -->\n```\n"
+    text = example + "<!-- bench:r.jsonl -->\n<!-- /bench -->\n" + example
+    rendered = render_text(text, tmp_path)
+    assert rendered.startswith(example) and rendered.endswith(example)
+    assert rendered.count("| auto |") == 1
+
+
+
+def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):
+    from ilp_pyramid.bench.records import read_results
+
+    path = ROOT / "docs" / "mip_vs_sat.jsonl"
+    result = cli("bench", "report", path, "--table", "grid")
+    assert result.code == 0, result.err
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in result.out.splitlines()
+            if line.startswith("| ") and not line.startswith("| N")]
+    records = read_results(path)
+    assert len(rows) == len(records)  # one run per configuration in this file
+    for row, record in zip(rows, records, strict=True):
+        assert row[:2] == [str(record["n"]), record["solver"]]
+        assert row[9] == (f"{record['seconds']:.2f}" if record["status"] == "solved" else "-")
+        assert row[10] == f"{record['variables']:,}" and row[11] == f"{record['constraints']:,}"
+        assert row[-1] == "- (legacy)"
+    assert f"{len(records)} legacy records" in result.out
