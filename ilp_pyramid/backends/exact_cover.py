@@ -545,15 +545,13 @@ class _Batch:
 def _detach_worker() -> None:
     """In a worker: Ctrl-C goes to the whole terminal group, but only the parent decides (it kills
     the workers); SIGTERM kills at once; and the worker dies with its parent."""
-    import ctypes
     import signal
+
+    from ilp_pyramid.backends.process import die_with_parent
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux: the parent's kill() still applies
-        pass
+    die_with_parent()
 
 
 def _work(problem: ExactCover, prefixes: list[tuple[int, ...]], counter, results,

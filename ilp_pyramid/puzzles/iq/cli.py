@@ -5,9 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +13,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ilp_pyramid.backends import process
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -172,25 +171,8 @@ def solve(
         raise typer.Exit(EXIT_TIMEOUT if result.status == iq_solve.TIMEOUT else EXIT_NO_SOLUTION)
 
 
-class _Terminated(Exception):
-    """SIGTERM, raised in the main thread so that every `finally` (workers, temp file) runs."""
-
-
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise _Terminated
-
-
 class _Unfinished(Exception):
     """The count stopped early: its output file must not appear."""
-
-
-@contextlib.contextmanager
-def _sigterm_raises() -> Iterator[None]:
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _fast_exit() -> None:
@@ -240,7 +222,7 @@ def count(
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
                TextColumn("sub-trees"), TimeElapsedColumn())
     try:
-        with _sigterm_raises(), contextlib.ExitStack() as stack:
+        with process.interruptible(), contextlib.ExitStack() as stack:
             sink = None
             if output is not None:
                 if output.is_dir():
@@ -263,12 +245,9 @@ def count(
                 raise _Unfinished
     except _Unfinished:
         pass  # the temp file is gone; the partial figures are reported below
-    except KeyboardInterrupt:  # Typer would turn it into a silent exit 130
+    except KeyboardInterrupt:  # SIGINT or SIGTERM: the workers and the temp file are gone
         _fast_exit()
-        fail("interrupted", code=130)
-    except _Terminated:
-        _fast_exit()
-        fail("terminated", code=143)
+        raise
     _fast_exit()
     _report_count(instance, report, workers, output, json_out)
     if not report.complete:
