@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover
 
 from ilp_pyramid import cli_common
 from ilp_pyramid.bench import cli as bench_cli
-from ilp_pyramid.errors import InputError, Interrupted, SolverError
+from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 from ilp_pyramid.puzzles.bel import cli as bel
 from ilp_pyramid.puzzles.bel import hunt as bel_hunt
 from ilp_pyramid.puzzles.bel import info as bel_info
@@ -29,7 +29,27 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # help texts hold square brackets ("ilp-pyramid[cpsat]"): no markup
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("ilp-pyramid")
+        except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+            from ilp_pyramid import __version__ as version
+        print(f"ilp-pyramid {version}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
+
 
 app.command("solve")(bel.solve)
 app.command("verify")(bel.verify)
@@ -44,6 +64,8 @@ app.command("hunt")(bel_hunt.hunt)
 app.add_typer(views_cli.app, name="views")
 app.add_typer(iq_cli.app, name="iq")
 app.add_typer(sudoku_cli.app, name="sudoku-cube")
+for _group in (bench_cli.app, views_cli.app, iq_cli.app, sudoku_cli.app):
+    _group.rich_markup_mode = None
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         code = 0
     except click_exceptions.ClickException as exc:
-        message = exc.format_message().replace("\n", " ")
+        message = one_line(exc.format_message().replace("\n", " "))
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         print(f"error: {message}{hint}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid.errors import one_line
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -21,8 +23,60 @@ EXIT_NO_SOLUTION = 1
 EXIT_USAGE = 2
 EXIT_TIMEOUT = 3
 
-TimeLimit = typer.Option(None, "--time-limit", min=0.0, help="Wall-clock limit in seconds.")
-Threads = typer.Option(None, "--threads", min=1, help="Solver threads (default: solver's own).")
+# The longest time limit taken: a year. More (or inf, nan) is a typo, and solvers overflow.
+MAX_SECONDS = 365 * 24 * 3600.0
+
+
+def finite_seconds(param: typer.CallbackParam, value: float | None) -> float | None:
+    """Option callback: a time limit is a finite number of seconds (no inf, no nan)."""
+    if value is not None and not 0 <= value <= MAX_SECONDS:  # nan fails every comparison
+        raise typer.BadParameter(f"{value} is not a number of seconds between 0 and "
+                                 f"{MAX_SECONDS:.0f}", param=param)
+    return value
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def cap_to_cores(param: typer.CallbackParam, value: int | None) -> int | None:
+    """Option callback for --threads/--jobs: at most one per core, with a note when capped."""
+    available = cores()
+    if value is not None and value > available:
+        err_console.print(f"note: {param.opts[0]} {value} capped at the machine's "
+                          f"{available} cores", markup=False, soft_wrap=True)
+        return available
+    return value
+
+
+def check_memory(needed: int, what: str) -> None:
+    """Refuse (exit 2, with the estimate) what would not fit in the memory available now."""
+    available = available_memory()
+    if available is not None and needed > available:
+        fail(f"{what} would need about {needed / 2**30:.1f} GiB of memory; "
+             f"{available / 2**30:.1f} GiB is available")
+
+
+def available_memory() -> int | None:
+    """MemAvailable from /proc/meminfo in bytes (None where there is no such file)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+TimeLimit = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
+                         help="Wall-clock limit in seconds.")
+Threads = typer.Option(None, "--threads", min=1, callback=cap_to_cores,
+                       help="Solver threads (default: solver's own; at most the cores).")
 Seed = typer.Option(None, "--seed", min=0, help="Random seed passed to the solver.")
 Json = typer.Option(False, "--json", help="Print one JSON object instead of text.")
 
@@ -41,7 +95,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr and a non-zero exit; never a traceback."""
     global reported
     reported = True
-    err_console.print(f"error: {message}", markup=False, soft_wrap=True)
+    err_console.print(f"error: {one_line(message)}", markup=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -1,10 +1,26 @@
 """Errors the CLI turns into one-line messages instead of tracebacks."""
 
 
+# Every character str.splitlines() breaks at: a message quoting the user's input must stay
+# on one line (the CLI contract), so these are shown escaped.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_ESCAPED = {ord(ch): repr(ch)[1:-1] for ch in _LINE_BREAKS}
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks escaped."""
+    return text.translate(_ESCAPED)
+
+
 class InputError(Exception):
-    """Bad input from the user (malformed file, impossible argument): exit code 2."""
+    """Bad input from the user (malformed file, impossible argument): exit code 2.
+
+    The message is kept on one line whatever input it quotes."""
 
     exit_code = 2
+
+    def __init__(self, message: object = "") -> None:
+        super().__init__(one_line(str(message)))
 
 
 class SolverError(Exception):

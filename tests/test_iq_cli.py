@@ -156,6 +156,6 @@ def test_export_takes_output_option_or_argument(cli, tmp_path):
     by_argument = tmp_path / "b.lp"
     assert cli("iq", "export", "pyramid4", str(by_argument)).code == 0
     assert by_option.read_text() == by_argument.read_text()
-    assert "once" in one_line_error(cli("iq", "export", "pyramid4", str(by_argument), "-o",
-                                        str(tmp_path / "c.lp")))
+    assert "two output files" in one_line_error(
+        cli("iq", "export", "pyramid4", str(by_argument), "-o", str(tmp_path / "c.lp")))
     assert "missing" in one_line_error(cli("iq", "export", "pyramid4"))

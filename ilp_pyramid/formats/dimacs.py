@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.parsing import parse_ints
 
 # The SAT competition's status words, as `s <WORD>` lines carry them.
 SATISFIABLE, UNSATISFIABLE, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
@@ -73,8 +74,4 @@ def _status_word(word: str, number: int) -> str:
 
 
 def _literals(text: str, number: int) -> list[int]:
-    try:
-        return [int(token) for token in text.split()]
-    except ValueError:
-        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
-        raise InputError(f"line {number}: {bad!r} is not a literal") from None
+    return parse_ints(text, f"line {number}", "a literal")

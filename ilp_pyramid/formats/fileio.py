@@ -5,8 +5,12 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import stat
 import tempfile
+import zlib
 from pathlib import Path
+
+from ilp_pyramid.errors import InputError
 
 
 def _current_umask() -> int:
@@ -27,9 +31,11 @@ class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path)
         self.target = Path(path)
 
     def __enter__(self) -> io.BufferedIOBase:
+        self.target = _writable_target(self.target)  # a symlink's target; never a directory
         directory = self.target.parent if str(self.target.parent) else Path(".")
         directory.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", suffix=".tmp",
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name[:_TMP_PREFIX_CHARS]}.",
+                                        suffix=".tmp",
                                         dir=directory)
         os.chmod(self.tmp, 0o666 & ~_UMASK)
         self.raw = os.fdopen(fd, "wb")
@@ -52,10 +58,7 @@ class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path)
                 renamed = True
         finally:
             if not renamed:
-                try:
-                    os.unlink(self.tmp)
-                except FileNotFoundError:
-                    pass
+                _remove(self.tmp)
 
 
 def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
@@ -70,40 +73,114 @@ def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
     return data
 
 
-def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
-    """Write `content` to `path` so that readers never see a half-written file."""
+# A name longer than this gets a shortened prefix in its temp file's name (NAME_MAX is 255).
+_TMP_PREFIX_CHARS = 200
+# What read_text will inflate from a gzip file: more is a decompression bomb, not a model.
+MAX_GUNZIP_BYTES = 1 << 30
+
+
+def _writable_target(path: str | os.PathLike) -> Path:
+    """The regular file (existing or not) that writing `path` should replace.
+
+    A symlink is followed to its target, so the link stays a link; anything else that is not
+    a regular file (a directory, device, fifo, socket) is refused, never replaced.
+    """
     target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    directory.mkdir(parents=True, exist_ok=True)
-    data = encode(content, target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        if target.is_symlink() or ".." in target.parts:
+            target = Path(os.path.realpath(target))
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as exc:  # name too long, a parent that is a file, no permission
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"cannot write {path}: it exists and is not a regular file")
+    return target
+
+
+def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
+    """Write `content` to `path` so that readers never see a half-written file.
+
+    A path the user cannot write to (parent is a file, name too long, not a regular file,
+    no permission) is an InputError naming it. The temp file is removed on every exit path
+    Python sees (errors, KeyboardInterrupt, a signal handler's exception).
+    """
+    data = encode(content, path)
+    try:  # parents first: only then do '..' and symlinks in the path resolve
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    target = _writable_target(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:_TMP_PREFIX_CHARS]}.", suffix=".tmp",
+                                   dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; give the usual permissions
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        # Checked again just before the rename: never rename over a non-regular file, nor
+        # over a symlink that appeared meanwhile.
+        if _writable_target(path) != target:
+            raise InputError(f"cannot write {path}: it changed while being written")
         os.replace(tmp, target)
+    except OSError as exc:
+        _remove(tmp)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _remove(tmp)
         raise
 
 
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
 def append_line(path: str | os.PathLike, line: str) -> None:
-    """Append one line and flush it to disk at once (JSON-lines result files)."""
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(line.rstrip("\n") + "\n")
+    """Append one line and flush it to disk at once (JSON-lines result files).
+
+    A writer killed mid-line leaves a fragment with no newline; the next record is started on
+    a fresh line so that it is not glued to the fragment (readers skip the torn line).
+    """
+    with open(path, "a+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        prefix = b""
+        if handle.tell() > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                prefix = b"\n"
+        handle.write(prefix + (line.rstrip("\n") + "\n").encode("utf-8"))
         handle.flush()
         os.fsync(handle.fileno())
 
 
 def read_text(path: str | os.PathLike) -> str:
-    """Read a text file, gunzipping `.gz` names."""
+    """Read a text file, gunzipping `.gz` names and files that start with gzip's magic.
+
+    A truncated or corrupt gzip stream is an InputError naming the file (OSError is left to
+    callers: they say "cannot read" their own way).
+    """
     p = Path(path)
     raw = p.read_bytes()
     if str(p).endswith(".gz") or raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        raw = _gunzip(raw, path)
     return raw.decode("utf-8", errors="replace")
+
+
+def _gunzip(raw: bytes, path: str | os.PathLike) -> bytes:
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+            data = gz.read(MAX_GUNZIP_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
+        detail = "truncated" if isinstance(exc, EOFError) else "corrupt"
+        raise InputError(f"{path}: {detail} gzip data") from None
+    if len(data) > MAX_GUNZIP_BYTES:
+        raise InputError(f"{path}: gzip data inflates to more than {MAX_GUNZIP_BYTES >> 30} GiB")
+    return data

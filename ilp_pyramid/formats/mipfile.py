@@ -30,8 +30,8 @@ def format_from_name(path: str) -> str | None:
 def mip_text(problem: pulp.LpProblem, fmt: str) -> str:
     """The LP or MPS text of `problem`, names kept as they are (so solutions read back)."""
     fd, tmp = tempfile.mkstemp(suffix=f".{fmt}")
-    os.close(fd)
-    try:
+    try:  # removed on every exit, KeyboardInterrupt included: a big model leaves no tmp*.mps
+        os.close(fd)
         if fmt == "lp":
             problem.writeLP(tmp, writeSOS=0)
         else:

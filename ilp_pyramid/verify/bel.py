@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 
@@ -12,6 +12,7 @@ class BelVerdict:
     valid: bool
     duplicates: dict[tuple[int, int, int], list[tuple[int, int, int]]] = field(default_factory=dict)
     missing: list[tuple[int, int, int]] = field(default_factory=list)
+    strays: list[tuple[int, int, int]] = field(default_factory=list)  # labels out of range
 
     @property
     def conflicts(self) -> int:
@@ -25,6 +26,8 @@ class BelVerdict:
             out.append(f"cube {_fmt(cube)} appears {len(cells)} times: at {where}")
         for cube in self.missing:
             out.append(f"cube {_fmt(cube)} is missing")
+        for cube in self.strays:
+            out.append(f"cube {_fmt(cube)} is not in the set (a label out of range)")
         return out
 
 
@@ -53,13 +56,13 @@ def verify_bel(n: int, z, xs, ys) -> BelVerdict:
     where = defaultdict(list)
     for cell, cube in shown.items():
         where[cube].append(cell)
-    counts = Counter({cube: len(cells) for cube, cells in where.items()})
     every = list(combinations_with_replacement(range(2 * n - 1), 3))
-    duplicates = {cube: sorted(where[cube]) for cube in every if counts[cube] > 1}
-    missing = [cube for cube in every if counts[cube] == 0]
-    strays = [cube for cube in counts if cube not in set(every)]
+    in_set = set(every)  # built once: the check stays linear in the number of cells
+    duplicates = {cube: sorted(where[cube]) for cube in every if len(where.get(cube, ())) > 1}
+    missing = [cube for cube in every if cube not in where]
+    strays = sorted(cube for cube in where if cube not in in_set)
     valid = not duplicates and not missing and not strays
-    return BelVerdict(valid, duplicates, missing)
+    return BelVerdict(valid, duplicates, missing, strays)
 
 
 def verify_solution(solution) -> BelVerdict:

@@ -17,6 +17,7 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    check_memory,
     console,
     err_console,
     fail,
@@ -28,6 +29,7 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
 from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
@@ -67,6 +69,17 @@ def check_strategies(names: list[str]) -> None:
     for name in names:
         if name not in CATALOGUE and name != "none":
             fail(f"unknown strategy {name!r} (see `ilp-pyramid strategies`)")
+    warn_unsound(names)
+
+
+def warn_unsound(names: list[str]) -> None:
+    from ilp_pyramid.puzzles.bel.strategies import unsound_pairs
+
+    pairs = unsound_pairs([name for name in names if name != "none"])
+    if pairs:
+        listed = ", ".join(f"{a} + {b}" for a, b in pairs)
+        err_console.print(f"warning: {listed} not known to combine soundly: an infeasible "
+                          f"answer is not a proof", markup=False, soft_wrap=True)
 
 
 def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
@@ -78,9 +91,14 @@ def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
     return list(DEFAULT_STRATEGIES.get(solver or "", []))
 
 
-def check_n(n: int) -> None:
+def check_n(n: int, where: str = "") -> None:
+    """The one range check for N, from the command line or read from a file (`where`)."""
     if not 1 <= n <= MAX_N:
-        fail(f"N must be between 1 and {MAX_N} (got {n})")
+        fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
+
+
+def check_model_memory(n: int, formulation: str, kind: str) -> None:
+    check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
 
 
 def check_solver(solver: str) -> None:
@@ -163,6 +181,7 @@ def solve(
     check_formulation(formulation, solver)
     check_card(card)
     check_strategies(strategy)
+    check_model_memory(n, formulation, backends.kind(solver))
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
@@ -192,7 +211,12 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
             console.print(f"timeout: no solution within the time limit "
                           f"({outcome.solve_seconds:.1f} s)")
         elif outcome.status == runner.INFEASIBLE:
-            console.print("infeasible: no labelling satisfies the model")
+            from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+            assumed = hypotheses(outcome.strategies)
+            console.print(f"infeasible under the hypotheses {', '.join(assumed)}: no labelling "
+                          f"of this kind" if assumed else
+                          "infeasible: no labelling satisfies the model")
         else:
             err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
                               markup=False, soft_wrap=True)
@@ -235,6 +259,7 @@ def export(
     formulation: str = FormulationOpt,
     card: str = CardOpt,
     strategy: list[str] = StrategyOpt,
+    json_out: bool = Json,
 ) -> None:
     """Export the model as LP or MPS with readable, stable variable names, or as DIMACS CNF
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
@@ -244,27 +269,42 @@ def export(
     check_strategies(strategy)
     fmt = (fmt or format_from_name(str(output)) or "").lower()
     if fmt == "cnf":
-        export_cnf(n, output, formulation, card, chosen_strategies(strategy, None))
+        export_cnf(n, output, formulation, card, chosen_strategies(strategy, None), json_out)
         return
     check_formulation(formulation)
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
+    check_model_memory(n, formulation, "mip")
     model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
-    console.print(f"wrote {output}: {model.num_variables} variables, "
-                  f"{model.num_constraints} constraints")
+    report_written({"n": n, "path": str(output), "format": fmt, "formulation": formulation,
+                    "strategies": chosen_strategies(strategy, None),
+                    "variables": model.num_variables, "constraints": model.num_constraints},
+                   json_out)
+
+
+def report_written(data: dict, json_out: bool) -> None:
+    if json_out:
+        print_json(data)
+        return
+    rows = "clauses" if "clauses" in data else "constraints"
+    console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
+                  markup=False)
 
 
 def export_cnf(n: int, output: Path, encoding: str, card: str | None,
-               strategies: list[str] | None = None) -> None:
+               strategies: list[str] | None = None, json_out: bool = False) -> None:
     from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, ENCODINGS, build_cnf
 
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
+    check_model_memory(n, encoding, "sat")
     cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
-    console.print(f"wrote {output}: {cnf.num_variables} variables, {cnf.num_clauses} clauses")
+    report_written({"n": n, "path": str(output), "format": "cnf", "encoding": cnf.encoding,
+                    "card": cnf.card, "strategies": list(strategies or []),
+                    "variables": cnf.num_variables, "clauses": cnf.num_clauses}, json_out)
 
 
 # The model's line variables, the only ones a solution is decoded from.
@@ -296,6 +336,7 @@ def read_solution(
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
     n, _formulation = kind
+    check_n(n, f"{model_file}: ")
     values = read_mip_values(solution_text)
     if not values:
         fail(f"{solution_file}: no values for the model's x_ variables found")
@@ -316,6 +357,7 @@ def read_cnf_certificate(model_file: Path, model_text: str, solution_file: Path,
         info = read_cnf_info(model_text)
     except InputError as exc:
         fail(f"{model_file}: {exc}")
+    check_n(info.n, f"{model_file}: ")
     try:
         status, literals = parse_certificate(solution_text)
     except InputError as exc:
@@ -350,10 +392,14 @@ def show_read_solution(solution: BelSolution, json_out: bool) -> None:
 def models(
     directory: Path = typer.Argument(Path("models"), help="Where to write the benchmark set."),
     max_n: int = typer.Option(5, "--max-n", min=2, max=8),
+    output: Path = typer.Option(None, "-o", "--output", help="Same as DIRECTORY."),
+    json_out: bool = Json,
 ) -> None:
     """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
     manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
     from ilp_pyramid.formats.mipfile import mip_text, mps_stats
+
+    directory = output or directory
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
     entries = []
@@ -371,7 +417,8 @@ def models(
                         "encoding": cnf.encoding, "card": cnf.card,
                         "variables": cnf.num_variables, "clauses": cnf.num_clauses,
                         "status": "feasible"})
-        console.print(f"wrote {directory / name}, {directory / cnf_name}")
+        if not json_out:
+            console.print(f"wrote {directory / name}, {directory / cnf_name}", markup=False)
     manifest = {
         "generator": "ilp-pyramid models",
         "note": "status 'feasible': a verified solution is known (N=2..4 solved by this "
@@ -379,6 +426,8 @@ def models(
         "instances": entries,
     }
     write_atomic(directory / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    if json_out:
+        print_json({"directory": str(directory), **manifest})
 
 
 __all__ = ["solve", "verify", "export", "read_solution", "models", "EXIT_USAGE"]

@@ -68,8 +68,10 @@ DEFAULT_CARD = "seqcounter"
 # Exactly-one over a line's 2N-1 labels: pairwise is the shortest and strongest for so few.
 LINE_CARD = "pairwise"
 
-_HEADER = re.compile(r"^c bel n=(\d+)\b(.*)$", re.MULTILINE)
-_X_COMMENT = re.compile(r"^c x (\d+) ([XYZ]) (\d+) (\d+) label (\d+)\s*$", re.MULTILINE)
+# Numbers of at most 18 ASCII digits (parsing.MAX_DIGITS), as everywhere input is read.
+_HEADER = re.compile(r"^c bel n=([0-9]{1,18})\b(.*)$", re.MULTILINE)
+_X_COMMENT = re.compile(r"^c x ([0-9]{1,18}) ([XYZ]) ([0-9]{1,18}) ([0-9]{1,18}) "
+                        r"label ([0-9]{1,18})\s*$", re.MULTILINE)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
     Json,
     Seed,
+    cap_to_cores,
     console,
     err_console,
     fail,
@@ -35,6 +36,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text, write_atomic
+from ilp_pyramid.parsing import load_json
 
 BEST_FILE = "best.json"
 SOLUTION_FILE = "solution.txt"
@@ -72,8 +74,8 @@ def load_best(state_dir: Path, n: int) -> BestState | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(read_text(path))
-    except (OSError, json.JSONDecodeError) as exc:
+        data = load_json(read_text(path))
+    except (OSError, InputError) as exc:
         raise InputError(f"{path}: cannot read the saved state ({exc})") from None
     if not isinstance(data, dict) or "solution" not in data:
         raise InputError(f"{path}: not a hunt state (no \"solution\")")
@@ -88,8 +90,10 @@ def load_best(state_dir: Path, n: int) -> BestState | None:
         raise InputError(f"{path}: the solution is for N={solution.n}, not N={n}")
     labels = solution_to_labels(solution)
     # The count on disk is recomputed, never trusted.
-    return BestState(n, conflicts_of(n, labels), labels,
-                     float(data.get("hunted_seconds", 0.0) or 0.0))
+    hunted = data.get("hunted_seconds", 0.0) or 0.0
+    if type(hunted) not in (int, float):
+        raise InputError(f"{path}: \"hunted_seconds\" is not a number")
+    return BestState(n, conflicts_of(n, labels), labels, float(hunted))
 
 
 def save_best(state_dir: Path, state: BestState) -> None:
@@ -342,7 +346,7 @@ def hunt(
     minutes: float = typer.Option(None, "--minutes", min=0.0,
                                   help="Stop after this many minutes (default: run until "
                                        "solved or interrupted)."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                              help="Searches to run (default: one per core, or every worker "
                                   "thread of --scheduler)."),
     scheduler: str = typer.Option(None, "--scheduler",

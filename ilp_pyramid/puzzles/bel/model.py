@@ -27,8 +27,10 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution
 
 FORMULATIONS = ("counts", "rotations")
 
-_LINE_VAR = re.compile(r"^x_([XYZ])_(\d+)_(\d+)_l(\d+)$")
-_MODEL_NAME = re.compile(r"bel_n(\d+)_([a-z]+)")
+# At most 18 ASCII digits per number (parsing.MAX_DIGITS): longer is no name this package
+# writes, and int() of thousands of digits raises.
+_LINE_VAR = re.compile(r"^x_([XYZ])_([0-9]{1,18})_([0-9]{1,18})_l([0-9]{1,18})$")
+_MODEL_NAME = re.compile(r"bel_n([0-9]{1,18})_([a-z]+)")
 
 
 def line_var_name(line_name: str, label: int) -> str:

@@ -2,7 +2,7 @@
 
 `lit(line, label)` gives the DIMACS variable of "line carries label"; auxiliary variables
 come from the encoding's `pysat.formula.IDPool`. Weighted length sums go through
-python-sat's pseudo-Boolean encoder.
+python-sat's pseudo-Boolean encoder (its best encoding), via cnf.pb_clauses.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from collections.abc import Callable
 from itertools import product
 
 from pysat.formula import IDPool
-from pysat.pb import EncType as PBType
-from pysat.pb import PBEnc
 
+from ilp_pyramid.puzzles.bel.cnf import pb_clauses
 from ilp_pyramid.puzzles.bel.strategies import (
     Allowed,
     LengthSum,
@@ -82,13 +81,7 @@ def compile_clauses(rules: list[Rule], lit: Callable[[int, int], int], pool: IDP
                     updated[v] = s
                 seen = updated
         elif isinstance(rule, LengthSum):
-            literals = [lit(i, rule.label) for i in rule.lines]
-            weights = [lengths[i] for i in rule.lines]
-            encode = PBEnc.equals if rule.sense == "==" else PBEnc.atmost
-            formula = encode(lits=literals, weights=weights, bound=rule.rhs, top_id=pool.top,
-                             encoding=PBType.best)
-            clauses += formula.clauses
-            # The encoder numbered its auxiliaries above top_id: move the pool past them, so
-            # the next rule cannot reuse them.
-            pool.top = max(pool.top, formula.nv)
+            # cnf.pb_clauses: a missing pb extra is a one-line usage error, not a traceback.
+            clauses += pb_clauses([lit(i, rule.label) for i in rule.lines],
+                                  [lengths[i] for i in rule.lines], rule.sense, rule.rhs, pool)
     return clauses

@@ -37,13 +37,17 @@ class _Rows:
         """Terms of [label(line) >= value]."""
         return [(self.x[line, w], 1) for w in range(value, self.labels)]
 
-    def not_greater(self, a: int, b: int, slack: Var | None, tag: str) -> None:
-        """label(a) <= label(b), relaxed when `slack` (1 - prefix-equal) is 1."""
+    def not_greater(self, a: int, b: int, equal: Var | None, tag: str) -> None:
+        """label(a) <= label(b), binding only while `equal` ("prefix equal so far") is 1.
+
+        Cumulative form, per v >= 1: [a >= v] - [b >= v] <= 1 - equal, written
+        [a >= v] - [b >= v] + equal <= 1. With equal = 0 the left side is at most 1 anyway.
+        """
         for v in range(1, self.labels):
             terms = self.at_least(a, v) + [(var, -c) for var, c in self.at_least(b, v)]
             rhs = 0
-            if slack is not None:
-                terms.append((slack, -1))  # ... <= 1 - eq  ==  ... + eq <= 1
+            if equal is not None:
+                terms.append((equal, 1))
                 rhs = 1
             self.add(terms, pulp.LpConstraintLE, rhs, tag)
 
@@ -86,14 +90,12 @@ def _lex(rows: _Rows, rule: LexLeq, index: int) -> None:
     pairs = [(a, b) for a, b in zip(rule.left, rule.right, strict=True) if a != b]
     equal: Var | None = None  # prefix so far equal; None means "certainly" (position 0)
     for position, (a, b) in enumerate(pairs):
-        slack = None
-        if equal is not None:
-            slack = equal
-        rows.not_greater(a, b, slack, "lex")
+        rows.not_greater(a, b, equal, "lex")
         if position == len(pairs) - 1:
             break
         following = rows.problem.add_variable(f"lexeq_r{index}_{position}", 0, 1)
-        # following >= equal AND (a == b): forced to 1 while the prefix stays equal.
+        # following >= equal + [a = v] + [b = v] - 2 for every v: forced to 1 while the
+        # prefix stays equal, so the next position's rows bind.
         for v in range(rows.labels):
             terms = [(following, 1), (rows.x[a, v], -1), (rows.x[b, v], -1)]
             rhs = -1

@@ -35,11 +35,17 @@ class BelRun:
     strategies: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+        # Present only when an "infeasible" status would hold just under these strategies
+        # (the --method lns output shares the other keys and knows no strategies).
+        assumed = hypotheses(self.strategies)
         return {
             "n": self.n,
             "solver": self.solver,
             "formulation": self.formulation,
             "strategies": self.strategies,
+            **({"hypotheses": assumed} if assumed else {}),
             "status": self.status,
             "build_seconds": round(self.build_seconds, 4),
             "solve_seconds": round(self.solve_seconds, 4),

@@ -5,11 +5,16 @@ This module only moves labels between forms; it does not judge them (see verify.
 
 from __future__ import annotations
 
-import json
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.parsing import load_json, parse_ints
+
+# The largest N a file may hold: verifying N=100 checks 1.3 million cells (a few seconds);
+# a larger square is a typo or a hostile file, not a solution anyone has.
+MAX_READ_N = 100
 
 
 def _height(i: int, base: int) -> int:
@@ -80,9 +85,21 @@ class BelSolution:
         return "\n".join(rows) + "\n"
 
 
+def _drawing_part(text: str) -> str:
+    """The drawing in `text`: the whole text, or what follows a "Solution:" line (the
+    reference tool, acmihal/bel_pyramid, prints its parameters, then "Solution:", then the
+    drawing), dedented as a pasted, indented block would be."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == "Solution:":
+            lines = lines[i + 1:]
+            break
+    return textwrap.dedent("\n".join(lines))
+
+
 def parse_drawing(text: str) -> BelSolution:
     """Read Knuth's elevation drawing; raise InputError naming the first problem."""
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = [line.rstrip() for line in _drawing_part(text).splitlines()]
     while lines and not lines[0].strip():
         lines.pop(0)
     while lines and not lines[-1].strip():
@@ -98,6 +115,7 @@ def parse_drawing(text: str) -> BelSolution:
     if base % 2 == 0:
         raise InputError(f"the square has {base} rows; it must have an odd number 2N-1")
     n = (base + 1) // 2
+    _check_read_n(n)
     z, ys = [], []
     for y, row in enumerate(rows, start=1):
         parts = row.split("|")
@@ -130,12 +148,13 @@ def parse_drawing(text: str) -> BelSolution:
     return solution
 
 
+def _check_read_n(n: int) -> None:
+    if n > MAX_READ_N:
+        raise InputError(f"the solution is for N={n}; files up to N={MAX_READ_N} are read")
+
+
 def _numbers(text: str, where: str) -> list[int]:
-    try:
-        return [int(token) for token in text.split()]
-    except ValueError:
-        bad = next(t for t in text.split() if not t.lstrip("-").isdigit())
-        raise InputError(f"{where}: {bad!r} is not a label number") from None
+    return parse_ints(text, where, "a label number")
 
 
 def check_labels(solution: BelSolution) -> None:
@@ -151,10 +170,7 @@ def check_labels(solution: BelSolution) -> None:
 
 def parse_json(text: str) -> BelSolution:
     """Read the `solve --json` object (or just its "solution" part)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}") from None
+    data = load_json(text)
     if isinstance(data, dict) and "solution" in data and isinstance(data["solution"], dict):
         data = data["solution"]
     if not isinstance(data, dict) or not {"Z", "X", "Y"} <= data.keys():
@@ -164,12 +180,9 @@ def parse_json(text: str) -> BelSolution:
         raise InputError("Z must be a non-empty list of 2N-1 rows")
     base = len(z)
     n = (base + 1) // 2
-    try:
-        z = [[int(v) for v in row] for row in z]
-        xs = [[int(v) for v in row] for row in xs]
-        ys = [[int(v) for v in row] for row in ys]
-    except (TypeError, ValueError):
-        raise InputError("labels must be integers") from None
+    _check_read_n(n)
+    for name, family in (("Z", z), ("X", xs), ("Y", ys)):
+        _check_integer_rows(name, family)
     for name, family, want in (("Z", z, lambda i: base), ("X", xs, lambda i: _height(i, base)),
                                ("Y", ys, lambda i: _height(i, base))):
         if len(family) != base:
@@ -182,8 +195,22 @@ def parse_json(text: str) -> BelSolution:
     return solution
 
 
+def _check_integer_rows(name: str, family: object) -> None:
+    """Rows are JSON lists and labels JSON integers: never a string read digit by digit, a
+    float truncated, or `true` counted as 1."""
+    if not isinstance(family, list):
+        raise InputError(f"{name} must be a list of rows")
+    for i, row in enumerate(family):
+        if not isinstance(row, list):
+            raise InputError(f"{name}[{i}] must be a list of labels")
+        for j, value in enumerate(row):
+            if type(value) is not int:
+                raise InputError(f"{name}[{i}][{j}] = {value!r} is not an integer label")
+
+
 def parse_solution_text(text: str) -> BelSolution:
-    """Either form, told apart by the first non-blank character."""
+    """Either form, told apart by the first non-blank character (a drawing may follow the
+    reference tool's printout)."""
     stripped = text.lstrip()
     if stripped.startswith("{"):
         return parse_json(stripped)

@@ -103,6 +103,8 @@ def _bottom_centre(geo: Pyramid) -> list[Rule]:
 
 
 def _top_cube(geo: Pyramid) -> list[Rule]:
+    # The top swap (symmetry.py) trades just these two labels: X <= Y is "V <=lex swap(V)"
+    # in the reading order, where X comes before Y.
     c = _centre(geo)
     return [Monotone((geo.line("X", c, c), geo.line("Y", c, c)))]
 
@@ -233,12 +235,13 @@ def _x_step(geo: Pyramid) -> list[Rule]:
 
 
 def _automorphism(geo: Pyramid) -> list[Rule]:
-    # Lex-leader for each generator g of the geometric group: V <= g(V), V read in the
-    # reading order. Positions g leaves alone compare equal and are dropped.
-    from ilp_pyramid.puzzles.bel.symmetry import line_permutation, symmetry_group
+    # Lex-leader for each generator g of the problem's group (slice swaps, transpose, top
+    # swap): V <= g(V), V read in the reading order. Positions g leaves alone compare equal
+    # and are dropped.
+    from ilp_pyramid.puzzles.bel.symmetry import generators, line_permutation
 
     rules: list[Rule] = []
-    for generator in symmetry_group(geo.n).generators:
+    for generator in generators(geo.n):
         image = line_permutation(geo.n, generator)
         # V <= g(V) compares V[i] with V[g^-1(i)]: the label g moves onto position i.
         inverse = [0] * len(image)
@@ -251,21 +254,20 @@ def _automorphism(geo: Pyramid) -> list[Rule]:
     return rules
 
 
-_LABELS, _TRANSPOSE, _SLICES = "labels", "transpose", "slices"
+_LABELS, _TRANSPOSE, _SLICES, _TOP = "labels", "transpose", "slices", "top swap"
 
 CATALOGUE: dict[str, Strategy] = {s.name: s for s in [
     Strategy("BottomCenter012", "symmetry",
              "bottom centre cube is {0,0,0}, {0,0,1} or {0,1,2} (any turn)",
              _bottom_centre, frozenset({_LABELS})),
     Strategy("TopCubeOrdering", "symmetry", "at the top cube, X label <= Y label",
-             _top_cube, frozenset({_TRANSPOSE})),
+             _top_cube, frozenset({_TOP})),
     Strategy("CakeSliceOrdering", "symmetry",
              "X(x,.) <=lex X(B-1-x,.) and Y(y,.) <=lex Y(B-1-y,.) for every mirror pair",
              _cake_slices, frozenset({_SLICES})),
-    Strategy("AntiMirror", "hypothesis",
-             "BottomCenter012 + TopCubeOrdering + CakeSliceOrdering + all X <=lex all Y "
-             "(two transpose breakers at once: not proved sound)",
-             _anti_mirror, frozenset({_LABELS, _TRANSPOSE, _SLICES})),
+    Strategy("AntiMirror", "symmetry",
+             "BottomCenter012 + TopCubeOrdering + CakeSliceOrdering + all X <=lex all Y",
+             _anti_mirror, frozenset({_LABELS, _TRANSPOSE, _SLICES, _TOP})),
     Strategy("IncreasingXAxis", "hypothesis", "X(0,0) <= X(1,0) <= ... <= X(B-1,0)",
              _increasing_x, frozenset({_LABELS})),
     Strategy("LabelPermutation", "symmetry",
@@ -276,8 +278,8 @@ CATALOGUE: dict[str, Strategy] = {s.name: s for s in [
              _label_permutation_importance, frozenset({_LABELS})),
     Strategy("Automorphism", "symmetry",
              "lex-leader (reading order) for the generators of the incidence graph's "
-             "automorphism group",
-             _automorphism, frozenset({_TRANSPOSE, _SLICES})),
+             "automorphism group (slice swaps, transpose, top swap)",
+             _automorphism, frozenset({_TRANSPOSE, _SLICES, _TOP})),
     Strategy("FacePBEQ", "valid", "per label, the lengths of its lines add up to N(2N+1)",
              _face_eq),
     Strategy("FacePBLE", "valid",
@@ -301,15 +303,26 @@ CATALOGUE: dict[str, Strategy] = {s.name: s for s in [
 ]}
 
 # Pairs of symmetry strategies proved to keep a solution together (see docs/strategies.md):
-# BottomCenter012's cube is fixed by every geometric symmetry, so it combines with the
-# geometric breakers; TopCubeOrdering's top cube is fixed by every slice swap; and
-# LabelPermutation + Automorphism are both lex-leader constraints in one reading order.
+# BottomCenter012's cube is mapped onto itself by every element of the geometric group, so it
+# combines with the geometric breakers. TopCubeOrdering spends only the top swap, which moves
+# no other line: it combines with CakeSliceOrdering (disjoint lines), and it is the lex-leader
+# constraint V <= swap(V) in the reading order, so it combines with the other lex-leader
+# constraints of that order (LabelPermutation, Automorphism) and with
+# LabelPermutationImportance, whose order ends with the top X then the top Y line. AntiMirror
+# is sound on its own (relabel, sort slices, transpose, top swap, in that order) and combines
+# with its own parts.
 COMBINE = {
     frozenset({"BottomCenter012", "TopCubeOrdering"}),
     frozenset({"BottomCenter012", "CakeSliceOrdering"}),
     frozenset({"BottomCenter012", "Automorphism"}),
     frozenset({"TopCubeOrdering", "CakeSliceOrdering"}),
+    frozenset({"TopCubeOrdering", "Automorphism"}),
+    frozenset({"TopCubeOrdering", "LabelPermutation"}),
+    frozenset({"TopCubeOrdering", "LabelPermutationImportance"}),
     frozenset({"LabelPermutation", "Automorphism"}),
+    frozenset({"AntiMirror", "BottomCenter012"}),
+    frozenset({"AntiMirror", "TopCubeOrdering"}),
+    frozenset({"AntiMirror", "CakeSliceOrdering"}),
 }
 
 
@@ -321,6 +334,24 @@ def combine(first: str, second: str) -> bool:
     if "valid" in (a.kind, b.kind):
         return True
     return frozenset({first, second}) in COMBINE
+
+
+def unsound_pairs(names: list[str] | tuple[str, ...]) -> list[tuple[str, str]]:
+    """Pairs of `names` not known to keep a solution together. Valid strategies lose nothing
+    next to anything, and two hypotheses are hypotheses either way: neither pair counts."""
+    unique = list(dict.fromkeys(names))
+    kinds = {name: CATALOGUE[name].kind for name in unique}
+    return [(a, b) for i, a in enumerate(unique) for b in unique[i + 1:]
+            if not combine(a, b) and "valid" not in (kinds[a], kinds[b])
+            and not kinds[a] == kinds[b] == "hypothesis"]
+
+
+def hypotheses(names: list[str] | tuple[str, ...]) -> list[str]:
+    """The strategies an "infeasible" verdict rests on: every hypothesis, and every strategy
+    in a pair not known to combine soundly. Empty: infeasible is a proof."""
+    suspect = {name for pair in unsound_pairs(names) for name in pair}
+    return [name for name in dict.fromkeys(names)
+            if CATALOGUE[name].kind == "hypothesis" or name in suspect]
 
 
 def lookup(names: list[str] | tuple[str, ...]) -> list[Strategy]:

@@ -25,7 +25,7 @@ from ilp_pyramid.formats.fileio import read_text
 
 NAMED_BOARDS = ("triangle", "rectangle", "pyramid5", "pyramid4")
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build
-_PYRAMID = re.compile(r"^pyramid(\d+)$")
+_PYRAMID = re.compile(r"^pyramid([0-9]{1,18})$")  # int() of 5000 digits raises
 
 # The 8 symmetries of the square lattice, acting on (x, y); identity first.
 _PLANE_MAPS = (
@@ -168,12 +168,11 @@ def board_by_name(name: str) -> Board:
     match = _PYRAMID.match(key)
     if match:
         return pyramid(int(match.group(1)))
-    path = Path(name)
-    if path.exists():
-        try:
-            text = read_text(name)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read board file {name}: {exc}") from exc
-        return parse_text_board(text, name=path.name)
-    raise InputError(f"unknown board {name!r} (choose triangle, rectangle, pyramid5, pyramid4, "
-                     "pyramidN, or give a text file)")
+    try:  # not Path.exists(): it raises on a name too long for the file system
+        text = read_text(name)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"unknown board {name!r} (choose triangle, rectangle, pyramid5, "
+                         "pyramid4, pyramidN, or give a text file)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read board file {name}: {exc}") from exc
+    return parse_text_board(text, name=Path(name).name)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,9 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    cap_to_cores,
     console,
+    cores,
     err_console,
     fail,
     print_json,
@@ -181,16 +182,12 @@ def _fast_exit() -> None:
     gc.freeze()
 
 
-def _cores() -> int:
-    return os.cpu_count() or 1
-
-
 @app.command()
 def count(
     board: str = BoardArg,
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0,
+    jobs: int = typer.Option(0, "--jobs", "-j", min=0, callback=cap_to_cores,
                              help="Worker processes (0: one per core; at most the cores)."),
     depth: int = typer.Option(None, "--depth", min=1, max=12,
                               help="Split the search tree this many levels deep (default: deep "
@@ -216,7 +213,7 @@ def count(
     from ilp_pyramid.puzzles.iq.count import count_solutions
 
     instance = load_instance(board, given, pieces)
-    workers = min(jobs or _cores(), _cores())
+    workers = min(jobs or cores(), cores())
     if not json_out:
         console.print(describe(instance) + f"; {workers} job(s)", markup=False, soft_wrap=True)
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
@@ -346,9 +343,9 @@ def verify(
 @app.command()
 def export(
     board: str = BoardArg,
-    output_arg: Path = typer.Argument(None, metavar="OUT",
-                                      help="Where to write (or -o): .lp or .mps, .gz to gzip."),
-    output: Path = typer.Option(None, "--output", "-o",
+    target: Path = typer.Argument(None, metavar="[OUTPUT]",
+                                  help="Same as -o/--output (kept for older scripts)."),
+    output: Path = typer.Option(None, "-o", "--output",
                                 help="Where to write: .lp or .mps (add .gz to gzip)."),
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
@@ -359,11 +356,11 @@ def export(
     from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
     from ilp_pyramid.puzzles.iq.model import build_model
 
-    if output is not None and output_arg is not None and output != output_arg:
-        fail("give the output file once: -o/--output or the OUT argument")
-    target = output or output_arg
-    if target is None:
-        fail("missing the output file: -o/--output FILE (.lp or .mps)")
+    if output is None and target is None:
+        fail("missing the file to write: give -o/--output FILE")
+    if output is not None and target is not None and output != target:
+        fail(f"two output files given ({target} and -o {output}): give one")
+    target = output or target
     chosen = (fmt or format_from_name(str(target)) or "").lower()
     if chosen not in MIP_FORMATS:
         fail(f"cannot tell the format of {target}: use --format lp or --format mps")

@@ -16,12 +16,12 @@ holds pins: {"h": [[2, 0, 1]]}.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
+from ilp_pyramid.parsing import load_json
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 from ilp_pyramid.puzzles.iq.placements import piece_placements
@@ -155,9 +155,9 @@ def _parse_3d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]
 
 def _parse_json(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]:
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"the given pieces are not valid JSON: {exc}") from exc
+        data = load_json(text)
+    except InputError as exc:
+        raise InputError(f"the given pieces are not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise InputError('the given pieces must be a JSON object {"letter": [cells], ...}')
     found: dict[tuple[int, ...], tuple[str, str]] = {}
@@ -165,7 +165,7 @@ def _parse_json(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str
         where = f"piece {letter}"
         if not isinstance(cells, list) or not all(
                 isinstance(c, list) and len(c) == board.dims
-                and all(isinstance(v, int) for v in c) for c in cells):
+                and all(type(v) is int for v in c) for c in cells):
             shape = "[x, y]" if board.dims == 2 else "[i, j, level]"
             raise InputError(f"{where}: cells must be a list of {shape} integer lists")
         for c in cells:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
+from ilp_pyramid.parsing import load_json
 
 Cell = tuple[int, int]
 
@@ -56,11 +56,13 @@ def load_pieces(path: str) -> tuple[Piece, ...]:
     """Read pieces from JSON: a list (or {"pieces": list}) of
     {"letter": "A", "cells": [[col, row], ...], "colour": "#ff8c00"} (colour optional)."""
     try:
-        data = json.loads(read_text(path))
+        data = load_json(read_text(path))
     except FileNotFoundError as exc:
         raise InputError(f"piece file not found: {path}") from exc
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read piece file {path}: {exc}") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read piece file {path}: {exc.strerror or exc}") from exc
+    except InputError as exc:
+        raise InputError(f"cannot read piece file {path}: {exc}") from None
     if isinstance(data, dict):
         data = data.get("pieces")
     if not isinstance(data, list) or not data:
@@ -82,12 +84,13 @@ def _piece_from_json(entry: object, index: int, path: str) -> Piece:
     if not isinstance(letter, str) or len(letter) != 1 or not letter.isalpha():
         raise InputError(f"{path}: piece {index + 1} needs a one-letter 'letter'")
     cells = entry.get("cells")
-    try:
-        parsed = tuple((int(c[0]), int(c[1])) for c in cells)  # type: ignore[union-attr]
-        if any(len(c) != 2 for c in cells):  # type: ignore[union-attr]
-            raise ValueError
-    except (TypeError, ValueError, IndexError) as exc:
-        raise InputError(f"{path}: piece {letter} needs 'cells' as a list of [col, row]") from exc
+    # Lists of two JSON integers, checked by type: int() would take "3", 1.7, true or fail
+    # with a KeyError on {"0": 1}.
+    if not isinstance(cells, list) or not all(
+            isinstance(c, list) and len(c) == 2 and all(type(v) is int for v in c)
+            for c in cells):
+        raise InputError(f"{path}: piece {letter} needs 'cells' as a list of [col, row]")
+    parsed = tuple((c[0], c[1]) for c in cells)
     if not parsed:
         raise InputError(f"{path}: piece {letter} has no cells")
     if len(set(parsed)) != len(parsed):

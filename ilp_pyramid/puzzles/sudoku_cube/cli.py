@@ -65,7 +65,7 @@ def symmetric_digits(values: list[str] | None) -> frozenset[int]:
     digits = {1}
     for value in values or []:
         for part in value.replace(",", " ").split():
-            if not (part.isdigit() and 1 <= int(part) <= 9):
+            if not (part.isascii() and part.isdigit() and 1 <= int(part) <= 9):
                 fail(f"--symmetric takes digits 1-9 (got {part!r})")
             digits.add(int(part))
     return frozenset(digits)
@@ -93,6 +93,7 @@ def generate_cmd(
     broken: str = typer.Option(None, "--broken",
                                help="Then reassemble it wrongly, so that no turning solves it: "
                                     + "; ".join(f"{k} = {v}" for k, v in BREAKS.items()) + "."),
+    json_out: bool = Json,
 ) -> None:
     """Design a random solved Sudoku Cube (every face 1-9, upright), scramble it, print it."""
     if broken is not None and broken not in BREAKS:
@@ -101,10 +102,14 @@ def generate_cmd(
     if broken:
         instance = instance.broken(broken)
     text = instance.to_text()
-    if output is None:
+    if output is not None:
+        write_atomic(output, text)
+    if json_out:
+        print_json({"seed": seed, "scramble": scramble, "broken": broken,
+                    "output": None if output is None else str(output), "cube": text})
+    elif output is None:
         sys.stdout.write(text)  # raw: a console would wrap the long comment lines
     else:
-        write_atomic(output, text)
         console.print(f"wrote {output} (seed {seed}, {scramble} turns)")
 
 

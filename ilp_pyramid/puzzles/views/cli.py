@@ -15,6 +15,7 @@ from ilp_pyramid.cli_common import (
     Json,
     Threads,
     TimeLimit,
+    cap_to_cores,
     console,
     err_console,
     fail,
@@ -217,7 +218,7 @@ def battery(
                               help="How many seeds."),
     start: int = typer.Option(0, "--start", min=0, max=BATTERY_SIZE - 1,
                               help="First seed."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                              help="Worker processes (default: every core)."),
     output: Path = typer.Option(None, "-o", "--output",
                                 help="Write 'seed cubes answer-hex' per solvable case here "

@@ -190,7 +190,8 @@ def from_rows(top: str, front: str, side: str) -> Views:
 
 def parse_seed(text: str | int) -> int:
     value = str(text).strip()
-    if not value.isdigit() or len(value) > SEED_DIGITS:
+    # ASCII digits only: str.isdigit() also accepts '²', which int() then refuses.
+    if not (value.isascii() and value.isdigit()) or len(value) > SEED_DIGITS:
         raise InputError(f"seed {value!r} must be a decimal number 000000..999999")
     return int(value)
 
