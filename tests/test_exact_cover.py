@@ -99,14 +99,75 @@ def test_split_prefixes_partition_the_search():
         assert sum(problem.count(prefix=p).count for p in prefixes) == total
 
 
-def test_parallel_count_matches_serial(monkeypatch):
-    monkeypatch.setattr(ec, "_PROBE_NODES", 0)  # go straight to the process pool
+def test_parallel_count_matches_serial():
     rows, primary, secondary = queens(8)
     serial = count_exact_cover(rows, primary, secondary, jobs=1, depth=2, collect=True)
     parallel = count_exact_cover(rows, primary, secondary, jobs=2, depth=2, collect=True)
     assert serial.count == parallel.count == queens_brute(8)
+    assert parallel.exhausted and not parallel.timed_out
     as_sets = {tuple(sorted(x for x in s if x >= 0)) for s in parallel.solutions.tolist()}
     assert len(as_sets) == parallel.count
+    assert all(is_cover(rows, s, primary, secondary) for s in as_sets)
+
+
+def test_auto_depth_gives_many_more_parts_than_jobs():
+    rows, primary, secondary = queens(9)
+    problem = ExactCover(rows, primary, secondary)
+    for jobs in (1, 2):
+        depth = ec.auto_depth(problem, jobs)
+        assert len(problem.split(depth)) >= ec.PARTS_PER_JOB * jobs
+        assert len(problem.split(depth - 1)) < ec.PARTS_PER_JOB * jobs  # the smallest such
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_summaries_stream_one_per_part(jobs):
+    """`summarise` sees batches of sub-trees' solutions where they were counted; `on_part` gets
+    the results: together they hold every solution exactly once."""
+    rows, primary, secondary = queens(7)
+    parts: list = []
+    steps: list[tuple[int, int]] = []
+    result = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=2,
+                               summarise=lambda sols: [tuple(sorted(x for x in s if x >= 0))
+                                                       for s in sols.tolist()],
+                               on_part=parts.append, progress=lambda *a: steps.append(a))
+    subtrees = len(ExactCover(rows, primary, secondary).split(2))
+    assert steps[0] == (0, subtrees) and steps[-1] == (subtrees, subtrees)
+    assert [done for done, _ in steps] == sorted(done for done, _ in steps)
+    every = [s for part in parts for s in part]
+    assert len(every) == len(set(every)) == result.count == queens_brute(7)
+    assert all(is_cover(rows, s, primary, secondary) for s in every)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_time_limit_gives_a_partial_count(jobs):
+    rows, primary, secondary = queens(15)  # far more than a second of search
+    result = count_exact_cover(rows, primary, secondary, jobs=jobs, time_limit=0.3)
+    assert result.timed_out and not result.exhausted
+    assert 0 <= result.count < 2_279_184  # 15 queens: a partial count is below the total
+    assert result.seconds < 3
+
+
+def test_an_exception_in_the_parent_leaves_no_worker():
+    import multiprocessing
+
+    rows, primary, secondary = queens(12)
+    seen: list[int] = []
+
+    def stop(summary: object) -> None:
+        seen.extend(p.pid for p in multiprocessing.active_children())
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        count_exact_cover(rows, primary, secondary, jobs=2, summarise=len, on_part=stop)
+    assert seen  # the workers were running when the interrupt came
+    assert multiprocessing.active_children() == []
+
+
+def test_a_failing_summary_is_reported():
+    rows, primary, secondary = queens(6)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        count_exact_cover(rows, primary, secondary, jobs=2, depth=2,
+                          summarise=lambda sols: 1 / 0, on_part=print)
 
 
 def test_limit_and_prefix():

@@ -135,3 +135,27 @@ def test_bad_inputs_are_one_line_errors(cli, tmp_path, fixtures):
     bad_pieces.write_text('[{"letter": "A", "cells": [[0, 0], [2, 0]]}]')
     assert "not connected" in one_line_error(
         cli("iq", "solve", "triangle", "--pieces", str(bad_pieces)))
+
+
+def test_default_engine_is_auto_dlx_and_named(cli):
+    result = cli("iq", "solve", "pyramid4", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert (data["solver"], data["engine"]) == ("auto", "dlx")
+    text = cli("iq", "solve", "pyramid4")
+    assert "engine dlx (auto)" in text.out and "(engine dlx)" in text.out
+    chosen = json.loads(cli("iq", "solve", "pyramid4", "-s", "kissat", "--json").out)
+    assert (chosen["solver"], chosen["engine"]) == ("kissat", "kissat")
+
+
+def test_export_takes_output_option_or_argument(cli, tmp_path):
+    by_option = tmp_path / "a.lp"
+    result = cli("iq", "export", "pyramid4", "-o", str(by_option), "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["path"] == str(by_option)
+    by_argument = tmp_path / "b.lp"
+    assert cli("iq", "export", "pyramid4", str(by_argument)).code == 0
+    assert by_option.read_text() == by_argument.read_text()
+    assert "two output files" in one_line_error(
+        cli("iq", "export", "pyramid4", str(by_argument), "-o", str(tmp_path / "c.lp")))
+    assert "missing" in one_line_error(cli("iq", "export", "pyramid4"))

@@ -41,9 +41,9 @@ nothing inside the hot loop and are kept to within ~0.1 s.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +53,7 @@ __all__ = [
     "CountResult",
     "ExactCover",
     "SearchResult",
+    "auto_depth",
     "count_exact_cover",
     "solve_exact_cover",
 ]
@@ -72,8 +73,6 @@ _ENTER, _BACKTRACK = 0, 1
 # of the 67-item IQ boards).
 _CHUNK_SECONDS = 0.05
 _FIRST_CHUNK = 20_000
-# Nodes a parallel count first spends alone (~0.1 s): a tree that small is not worth a pool.
-_PROBE_NODES = 250_000
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -286,6 +285,9 @@ class CountResult:
     nodes: int = 0
     seconds: float = 0.0
     solutions: np.ndarray | None = None
+    # CPU seconds each worker process spent (empty when counted in this process): equal
+    # figures mean the work was shared evenly.
+    worker_cpu: list[float] = field(default_factory=list)
 
 
 class ExactCover:
@@ -466,74 +468,240 @@ def solve_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     return ExactCover(rows, num_primary, num_secondary).solve(limit, time_limit, node_limit)
 
 
-_WORKER: ExactCover | None = None
+# -- counting over processes -------------------------------------------------------------
+# How the work is split: the search tree is cut `depth` levels down (Knuth's MRV choices, so the
+# sub-trees are disjoint) into many more sub-trees than workers -- at least PARTS_PER_JOB per
+# worker -- and every worker takes the next sub-tree from a shared counter as soon as it is
+# free. A sub-tree is then a small share of the work, so both cores stay busy to the end
+# instead of one waiting on the other's last large piece.
+PARTS_PER_JOB = 128  # quoted in `iq count --help` and docs/iq.md
+_MAX_AUTO_DEPTH = 8
+# How often (seconds) the parent looks at the clock and at its workers while waiting.
+_POLL_SECONDS = 0.05
+# Sub-trees' results travel (and are summarised) in batches: a few hundred microseconds of
+# Python per message would otherwise cost more than the smallest sub-trees' search.
+_BATCH_SOLUTIONS = 4096
+_BATCH_SECONDS = 0.25
 
 
-def _init_worker(rows: list[list[int]], num_primary: int, num_secondary: int) -> None:
-    global _WORKER
-    _WORKER = ExactCover(rows, num_primary, num_secondary)
+def auto_depth(problem: ExactCover, jobs: int) -> int:
+    """The smallest split depth giving at least PARTS_PER_JOB sub-trees per job (or as many as
+    the tree has, when it closes before that)."""
+    want = PARTS_PER_JOB * max(1, jobs)
+    depth, parts = 1, len(problem.split(1))
+    while parts < want and depth < _MAX_AUTO_DEPTH:
+        deeper = len(problem.split(depth + 1))
+        if deeper <= parts:
+            break  # the tree closes above this depth: splitting deeper gives nothing more
+        depth, parts = depth + 1, deeper
+    return depth
 
 
-def _count_one(problem: ExactCover, prefix: tuple[int, ...],
-               collect: bool) -> tuple[int, np.ndarray | None, int]:
-    result = problem.count(prefix=prefix, collect=collect)
-    return result.count, result.solutions, result.nodes
+def _stack(arrays: list[np.ndarray]) -> np.ndarray:
+    """Solutions of several sub-trees as one array, -1 padded to a common width, without the
+    all -1 columns (a solution has far fewer rows than there are items)."""
+    width = 0
+    for a in arrays:
+        used = np.flatnonzero((a >= 0).any(axis=0))
+        width = max(width, int(used[-1]) + 1 if used.size else 0)
+    fitted = [np.pad(a[:, :width], ((0, 0), (0, max(0, width - a.shape[1]))),
+                     constant_values=-1) for a in arrays]
+    return np.concatenate(fitted) if fitted else np.empty((0, width), np.int32)
 
 
-def _count_prefix(args: tuple[tuple[int, ...], bool]) -> tuple[int, np.ndarray | None, int]:
-    assert _WORKER is not None, "worker not initialised"
-    return _count_one(_WORKER, *args)
+class _Batch:
+    """Sub-tree results gathered until worth a message: (sub-trees, count, nodes, summary)."""
+
+    def __init__(self, summarise: Callable[[np.ndarray], object] | None) -> None:
+        self.summarise = summarise
+        self._reset()
+
+    def _reset(self) -> None:
+        self.parts = self.count = self.nodes = 0
+        self.found: list[np.ndarray] = []
+        self.since = time.perf_counter()
+
+    def add(self, part: CountResult) -> tuple | None:
+        """Take one sub-tree's result; a message when the batch is full."""
+        self.parts += 1
+        self.count += part.count
+        self.nodes += part.nodes
+        if part.solutions is not None and len(part.solutions):
+            self.found.append(part.solutions)
+        full = sum(len(a) for a in self.found) >= _BATCH_SOLUTIONS
+        if full or time.perf_counter() - self.since >= _BATCH_SECONDS:
+            return self.flush()
+        return None
+
+    def flush(self) -> tuple | None:
+        if not self.parts:
+            return None
+        summary = self.summarise(_stack(self.found)) if self.summarise is not None else None
+        message = (self.parts, self.count, self.nodes, summary)
+        self._reset()
+        return message
+
+
+def _detach_worker() -> None:
+    """In a worker: Ctrl-C goes to the whole terminal group, but only the parent decides (it kills
+    the workers); SIGTERM kills at once; and the worker dies with its parent."""
+    import signal
+
+    from ilp_pyramid.backends.process import die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
+
+
+def _work(problem: ExactCover, prefixes: list[tuple[int, ...]], counter, results,
+          summarise: Callable[[np.ndarray], object] | None) -> None:
+    _detach_worker()
+    began = time.process_time()
+    batch = _Batch(summarise)
+    try:
+        while True:
+            with counter.get_lock():
+                index = counter.value
+                counter.value = index + 1
+            if index >= len(prefixes):
+                break
+            message = batch.add(problem.count(prefix=prefixes[index],
+                                              collect=summarise is not None))
+            if message is not None:
+                results.put(message)
+        message = batch.flush()
+        if message is not None:
+            results.put(message)
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it
+        results.put(("error", f"{type(exc).__name__}: {exc}"))
+    results.put(("done", time.process_time() - began))
+
+
+class _Tally:
+    """The parent's side: adds up messages, hands summaries on, reports progress."""
+
+    def __init__(self, total_parts: int, on_part: Callable[[object], None] | None,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.total_parts = total_parts
+        self.on_part = on_part
+        self.progress = progress
+        self.parts = self.count = self.nodes = 0
+
+    def take(self, message: tuple | None) -> None:
+        if message is None:
+            return
+        parts, count, nodes, summary = message
+        self.parts += parts
+        self.count += count
+        self.nodes += nodes
+        if self.on_part is not None and summary is not None:
+            self.on_part(summary)
+        if self.progress is not None:
+            self.progress(self.parts, self.total_parts)
 
 
 def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secondary: int = 0,
-                      jobs: int = 1, depth: int = 3, collect: bool = False,
-                      progress: Callable[[int, int], None] | None = None) -> CountResult:
-    """Count every solution: split the tree `depth` levels deep (Knuth's MRV choices, so the
-    sub-trees are disjoint) and count the sub-trees over `jobs` processes.
+                      jobs: int = 1, depth: int | None = None, collect: bool = False,
+                      progress: Callable[[int, int], None] | None = None,
+                      time_limit: float | None = None,
+                      summarise: Callable[[np.ndarray], object] | None = None,
+                      on_part: Callable[[object], None] | None = None) -> CountResult:
+    """Count every solution, the tree split into disjoint sub-trees counted over `jobs`
+    processes (fork; each takes the next sub-tree when free; see PARTS_PER_JOB).
 
-    `progress(done, total)` is called as sub-trees finish. With `collect`, the solutions come
-    back too (one per row of an int array of row indices, padded with -1)."""
+    `depth`: split depth (None: `auto_depth`). `progress(done, total)` is called as sub-trees
+    finish. `collect`: return every solution too (one per row of an int array of row indices,
+    padded with -1). For results too large to hold, pass `summarise` instead: it is called on
+    the solutions of a batch of sub-trees where they were counted (in a worker process) and
+    its result handed to `on_part` in this process, batch by batch, in no fixed order.
+    `time_limit` (seconds): stop there; the count is then partial (`timed_out`, not
+    `exhausted`): the solutions of the sub-trees reported so far. KeyboardInterrupt (and any
+    other exception) kills the workers before it propagates."""
     start = time.perf_counter()
-    rows = [list(r) for r in rows]
     problem = ExactCover(rows, num_primary, num_secondary)
-    if jobs > 1:
-        # Small trees are over before a pool of processes has even started: try those first.
-        quick = problem.count(collect=collect, node_limit=_PROBE_NODES)
-        if quick.exhausted:
-            quick.seconds = time.perf_counter() - start
-            if progress is not None:
-                progress(1, 1)
-            return quick
-    prefixes = problem.split(depth)
-    tasks = [(p, collect) for p in prefixes]
-    if progress is not None:
-        progress(0, len(tasks))
-    total = nodes = 0
+    deadline = None if time_limit is None else start + float(time_limit)
     found: list[np.ndarray] = []
-    pool = None
-    if jobs > 1 and len(tasks) > 1:
-        # fork: the workers start at once, with the compiled kernels already loaded (spawn
-        # would re-import numba and the package in every worker, ~1 s each).
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=_init_worker,
-                                   initargs=(rows, num_primary, num_secondary))
-        results = pool.map(_count_prefix, tasks, chunksize=1)
+    if collect and summarise is None:
+        summarise, on_part = np.asarray, found.append  # batches arrive stacked already
+    prefixes = problem.split(auto_depth(problem, jobs) if depth is None else depth)
+    jobs = max(1, min(jobs, len(prefixes), os.cpu_count() or 1))  # never more than the cores
+    tally = _Tally(len(prefixes), on_part, progress)
+    if progress is not None:
+        progress(0, len(prefixes))
+    worker_cpu: list[float] = []
+    if jobs == 1:
+        finished = _count_here(problem, prefixes, summarise, tally, deadline)
     else:
-        results = (_count_one(problem, p, c) for p, c in tasks)
+        finished = _count_in_workers(problem, prefixes, jobs, summarise, tally, deadline,
+                                     worker_cpu)
+    solutions = _stack(found) if collect else None
+    return CountResult(tally.count, finished, not finished, tally.nodes,
+                       time.perf_counter() - start, solutions, worker_cpu)
+
+
+def _count_here(problem: ExactCover, prefixes: list[tuple[int, ...]],
+                summarise: Callable[[np.ndarray], object] | None, tally: _Tally,
+                deadline: float | None) -> bool:
+    """The sub-trees one after the other in this process (bounded memory for `summarise`)."""
+    batch = _Batch(summarise)
+    for prefix in prefixes:
+        left = None if deadline is None else deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            tally.take(batch.flush())
+            return False
+        part = problem.count(prefix=prefix, collect=summarise is not None, time_limit=left)
+        tally.take(batch.add(part))
+        if part.timed_out:
+            tally.take(batch.flush())
+            return False
+    tally.take(batch.flush())
+    return True
+
+
+def _count_in_workers(problem: ExactCover, prefixes: list[tuple[int, ...]], jobs: int,
+                      summarise: Callable[[np.ndarray], object] | None, tally: _Tally,
+                      deadline: float | None, worker_cpu: list[float]) -> bool:
+    import queue
+
+    # The compiled kernels are loaded here once; forked workers share them (spawn would load
+    # numba and the kernels again in every worker, ~1 s each).
+    problem.count(node_limit=1)
+    context = multiprocessing.get_context("fork")
+    counter = context.Value("q", 0)
+    results = context.Queue()
+    workers = [context.Process(target=_work, daemon=True,
+                               args=(problem, prefixes, counter, results, summarise))
+               for _ in range(jobs)]
+    running = 0
     try:
-        for done, (count, solutions, n) in enumerate(results, start=1):
-            total += count
-            nodes += n
-            if solutions is not None:
-                found.append(solutions)
-            if progress is not None:
-                progress(done, len(tasks))
+        for worker in workers:
+            worker.start()
+            running += 1
+        while running:
+            try:
+                item = results.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                item = None
+            if deadline is not None and time.perf_counter() >= deadline:
+                return False
+            if item is None:
+                if any(w.exitcode not in (None, 0) for w in workers):
+                    raise RuntimeError("an exact-cover worker process died")
+            elif item[0] == "done":
+                running -= 1
+                worker_cpu.append(round(item[1], 3))
+            elif item[0] == "error":
+                raise RuntimeError(f"an exact-cover worker failed: {item[1]}")
+            else:
+                tally.take(item)
+        return True
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-    solutions = None
-    if collect:
-        width = max((a.shape[1] for a in found), default=num_primary + 1)
-        padded = [np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in found]
-        solutions = np.concatenate(padded) if padded else np.empty((0, width), np.int32)
-    return CountResult(total, True, False, nodes, time.perf_counter() - start, solutions)
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+        for worker in workers:
+            if worker.pid is not None:
+                worker.join(timeout=2)
+        results.cancel_join_thread()
+        results.close()

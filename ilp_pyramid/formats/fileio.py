@@ -22,6 +22,45 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
+class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path) as handle`
+    """Write a file piece by piece (gzip for `.gz`): it appears at `path` only when the block
+    ends normally; on any exception (interrupt included) the temp file is removed and `path` is
+    left as it was."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.target = Path(path)
+
+    def __enter__(self) -> io.BufferedIOBase:
+        self.target = _writable_target(self.target)  # a symlink's target; never a directory
+        directory = self.target.parent if str(self.target.parent) else Path(".")
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name[:_TMP_PREFIX_CHARS]}.",
+                                        suffix=".tmp",
+                                        dir=directory)
+        os.chmod(self.tmp, 0o666 & ~_UMASK)
+        self.raw = os.fdopen(fd, "wb")
+        self.handle = self.raw
+        if str(self.target).endswith(".gz"):
+            self.handle = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0)
+        return self.handle  # type: ignore[return-value]
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        renamed = False
+        try:
+            if self.handle is not self.raw:
+                self.handle.close()  # gzip's trailer
+            if kind is None:
+                self.raw.flush()
+                os.fsync(self.raw.fileno())
+            self.raw.close()
+            if kind is None:
+                os.replace(self.tmp, self.target)
+                renamed = True
+        finally:
+            if not renamed:
+                _remove(self.tmp)
+
+
 def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
     """Bytes to store at `path`: gzip (with a fixed mtime, so output is reproducible) for `.gz`."""
     data = text_or_bytes.encode() if isinstance(text_or_bytes, str) else text_or_bytes

@@ -59,40 +59,78 @@ def _plane_shape(balls: list[Coord]) -> list[tuple[int, int]] | None:
 def verify_filling(cells: Iterable[Coord], pieces: Mapping[str, Iterable[tuple[int, int]]],
                    filling: Mapping[Coord, str],
                    given: Mapping[Coord, str] | None = None) -> IQVerdict:
-    """`cells`: the board; `pieces`: letter -> cells of the piece; `filling`: cell -> letter."""
-    board = list(cells)
-    board_set = set(board)
-    given = dict(given or {})
-    problems: list[str] = []
-    for cell in board:
-        if cell not in filling:
-            problems.append(f"cell {cell} is empty")
-    for cell in filling:
-        if cell not in board_set:
-            problems.append(f"cell {cell} is not on the board")
-    for cell, letter in given.items():
-        if filling.get(cell) != letter:
-            problems.append(f"given cell {cell} should hold {letter}, holds {filling.get(cell)}")
-    by_letter: dict[str, list[Coord]] = {}
-    for cell, letter in filling.items():
-        by_letter.setdefault(letter, []).append(cell)
-    shapes = {letter: _canonical(shape) for letter, shape in pieces.items()}
-    for letter, placed in sorted(by_letter.items()):
-        if letter not in shapes:
-            problems.append(f"unknown piece {letter}")
-            continue
-        if len(placed) != len(shapes[letter]):
-            problems.append(f"piece {letter} covers {len(placed)} cells, it has "
-                            f"{len(shapes[letter])} (used twice or cut?)")
-            continue
-        dims = len(placed[0])
-        flat = [(c[0], c[1]) for c in placed] if dims == 2 else _plane_shape(placed)
+    """`cells`: the board; `pieces`: letter -> cells of the piece; `filling`: cell -> letter;
+    `given`: cells that must hold a given letter (pieces placed in advance, pins)."""
+    return FillingChecker(cells, pieces, given).check(filling)
+
+
+class FillingChecker:
+    """`verify_filling` for many fillings of one board: the board and the piece shapes are
+    prepared once, and each (letter, cells) met is judged once (a board has a few thousand
+    placements, its fillings hundreds of thousands)."""
+
+    def __init__(self, cells: Iterable[Coord], pieces: Mapping[str, Iterable[tuple[int, int]]],
+                 given: Mapping[Coord, str] | None = None) -> None:
+        self.board = list(cells)
+        self.board_set = set(self.board)
+        self.given = dict(given or {})
+        self.shapes = {letter: _canonical(shape) for letter, shape in pieces.items()}
+        self.all_used = sum(len(s) for s in self.shapes.values()) == len(self.board)
+        self._judged: dict[tuple[str, tuple[Coord, ...]], str | None] = {}
+
+    def check(self, filling: Mapping[Coord, str]) -> IQVerdict:
+        problems: list[str] = []
+        if filling.keys() != self.board_set:
+            problems += [f"cell {c} is empty" for c in self.board if c not in filling]
+            problems += [f"cell {c} is not on the board" for c in filling
+                         if c not in self.board_set]
+        for cell, letter in self.given.items():
+            if filling.get(cell) != letter:
+                problems.append(f"given cell {cell} should hold {letter}, holds "
+                                f"{filling.get(cell)}")
+        by_letter: dict[str, list[Coord]] = {}
+        for cell, letter in filling.items():
+            by_letter.setdefault(letter, []).append(cell)
+        for letter, placed in sorted(by_letter.items()):
+            key = (letter, tuple(sorted(placed)))
+            if key not in self._judged:
+                self._judged[key] = self._judge(letter, placed)
+            if self._judged[key] is not None:
+                problems.append(self._judged[key])  # type: ignore[arg-type]
+        if self.all_used:
+            problems += [f"piece {letter} is not used"
+                         for letter in sorted(set(self.shapes) - set(by_letter))]
+        return IQVerdict(not problems, problems)
+
+    def _judge(self, letter: str, placed: list[Coord]) -> str | None:
+        """What is wrong with these cells as a copy of piece `letter` (None: nothing)."""
+        if letter not in self.shapes:
+            return f"unknown piece {letter}"
+        if len(placed) != len(self.shapes[letter]):
+            return (f"piece {letter} covers {len(placed)} cells, it has "
+                    f"{len(self.shapes[letter])} (used twice or cut?)")
+        flat = [(c[0], c[1]) for c in placed] if len(placed[0]) == 2 else _plane_shape(placed)
         if flat is None:
-            problems.append(f"piece {letter} does not lie in one plane of the pyramid")
-        elif _canonical(flat) != shapes[letter]:
-            problems.append(f"the cells of piece {letter} are not a copy of its shape")
-    total = sum(len(set(s)) for s in pieces.values())
-    if total == len(board):
-        for letter in sorted(set(pieces) - set(by_letter)):
-            problems.append(f"piece {letter} is not used")
-    return IQVerdict(not problems, problems)
+            return f"piece {letter} does not lie in one plane of the pyramid"
+        if _canonical(flat) != self.shapes[letter]:
+            return f"the cells of piece {letter} are not a copy of its shape"
+        return None
+
+
+def parse_solution_line(line: str, dims: int) -> dict[Coord, str]:
+    """A filling written as one line (`iq count --output`): 2-D, the rows top to bottom joined
+    by `/`, a character per column (space: outside the board); 3-D, each level's rows joined by
+    `/`, the levels bottom first joined by `|`. ValueError for anything else."""
+    filling: dict[Coord, str] = {}
+    levels = line.rstrip("\r\n").split("|")
+    if dims == 2 and len(levels) > 1:
+        raise ValueError("a 2-D filling has no levels ('|')")
+    for h, level in enumerate(levels):
+        for j, row in enumerate(level.split("/")):
+            for i, ch in enumerate(row):
+                if ch == " " and dims == 2:
+                    continue
+                if not ch.isalpha():
+                    raise ValueError(f"unexpected character {ch!r} in row {j + 1}")
+                filling[(i, j) if dims == 2 else (i, j, h)] = ch
+    return filling

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-import os
+import contextlib
+import gc
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ilp_pyramid.backends import process
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -18,20 +22,24 @@ from ilp_pyramid.cli_common import (
     TimeLimit,
     cap_to_cores,
     console,
+    cores,
     err_console,
     fail,
     print_json,
     solve_options,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
 from ilp_pyramid.puzzles.iq import solve as iq_solve
 from ilp_pyramid.puzzles.iq.boards import board_by_name
-from ilp_pyramid.puzzles.iq.given import read_given
+from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
 from ilp_pyramid.puzzles.iq.render import coloured, letter_grid, png_bytes
 from ilp_pyramid.verify.iq import verify_filling
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.iq.count import CountReport
 
 app = typer.Typer(
     help="IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
@@ -42,8 +50,9 @@ BoardArg = typer.Argument(..., help="triangle | rectangle | pyramid5 | pyramid4 
                                     "a text file ('.' a cell, '#' or space outside).")
 GivenOpt = typer.Option(None, "--given", "-g",
                         help="Puzzle-book challenge: the board drawn with the letters of pieces "
-                             "already placed ('.' free). 3-D: one grid per level, bottom first, "
-                             "blank line between levels.")
+                             "already placed ('.' free; a small letter pins one cell to that "
+                             "piece, the rest of it to be found). 3-D: one grid per level, "
+                             "bottom first, blank line between levels.")
 PiecesOpt = typer.Option(None, "--pieces",
                          help="JSON piece set: [{\"letter\", \"cells\": [[col, row], ...], "
                               "\"colour\"}, ...] (default: the 12 Kanoodle pieces).")
@@ -52,12 +61,21 @@ PiecesOpt = typer.Option(None, "--pieces",
 def load_instance(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
     board = board_by_name(board_name)
     pieces = piece_set(str(pieces_file) if pieces_file else None)
-    placed = read_given(str(given), board, pieces) if given else {}
-    return build_instance(board, pieces, placed)
+    if given is None:
+        return build_instance(board, pieces)
+    challenge = read_challenge(str(given), board, pieces)
+    return build_instance(board, pieces, challenge.given, challenge.pins)
 
 
 def letters_of(instance: Instance, assignment: dict[int, int]) -> dict[int, str]:
     return {c: instance.pieces[k].letter for c, k in assignment.items()}
+
+
+def fixed_letters(instance: Instance) -> dict[Any, str]:
+    """Board coordinates -> letter, for every given cell and every pin."""
+    board = instance.board
+    return {board.cells[c]: instance.pieces[k].letter
+            for c, k in {**instance.given, **instance.pins}.items()}
 
 
 def check_filling(instance: Instance, assignment: dict[int, int]) -> None:
@@ -66,7 +84,7 @@ def check_filling(instance: Instance, assignment: dict[int, int]) -> None:
     verdict = verify_filling(
         board.cells, {p.letter: p.cells for p in instance.pieces},
         {board.cells[c]: instance.pieces[k].letter for c, k in assignment.items()},
-        {board.cells[c]: instance.pieces[k].letter for c, k in instance.given.items()})
+        fixed_letters(instance))
     if not verdict.valid:
         fail(f"internal error: the solver's filling failed verification: {verdict.problems[0]}",
              code=1)
@@ -77,18 +95,31 @@ def describe(instance: Instance) -> str:
     kind = f"{board.levels}-level ball pyramid" if board.dims == 3 else "2-D board"
     placed = len(set(instance.given.values()))
     given = f", {placed} piece{'s' if placed > 1 else ''} given" if placed else ""
+    if instance.pins:
+        given += f", {len(instance.pins)} pin{'s' if len(instance.pins) > 1 else ''}"
     return (f"{board.name} ({kind}, {board.size} cells{given}): {len(instance.placements)} "
             f"placements of {len(instance.free_pieces)} pieces")
+
+
+def _draw(path: Path, instance: Instance, letters: dict[int, str], title: str) -> None:
+    write_atomic(path, png_bytes(instance.board, letters, instance.pieces, title=title,
+                                 given=set(instance.given), pins=set(instance.pins)))
+
+
+def _show(instance: Instance, letters: dict[int, str]) -> None:
+    console.print(coloured(instance.board, letters, instance.pieces,
+                           color_system=console.color_system), end="")
 
 
 @app.command()
 def solve(
     board: str = BoardArg,
     given: Path = GivenOpt,
-    solver: str = typer.Option("highs", "--solver", "-s",
-                               help="highs | cbc (MIP) | sat (python-sat; or a SAT solver name "
-                                    "such as cadical) | dlx (exact cover, the fastest) | cpsat "
-                                    "(OR-Tools CP-SAT on the exact cover, extra [cpsat])."),
+    solver: str = typer.Option(
+        "auto", "--solver", "-s",
+        help="auto (the fastest measured: dlx) | dlx (the package's Dancing Links) | highs | "
+             "cbc (MIP) | sat or a SAT solver name such as kissat or cadical (python-sat) | "
+             "cpsat (OR-Tools CP-SAT on the exact cover, extra: cpsat)."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
@@ -100,35 +131,38 @@ def solve(
 
     Exit codes: 0 solved, 1 no solution exists, 2 bad input, 3 time limit reached.
     """
+    engine = iq_solve.engine_for(solver)
     try:
-        iq_solve.solver_kind(solver)
+        iq_solve.solver_kind(engine)
     except InputError as exc:
         fail(str(exc))
     instance = load_instance(board, given, pieces)
     if not json_out:
-        console.print(describe(instance) + f"; solver {solver}", markup=False)
-    result = iq_solve.solve_instance(instance, solver, solve_options(time_limit, threads, seed))
+        chosen = f"{engine} (auto)" if solver == "auto" else engine
+        console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
+    result = iq_solve.solve_instance(instance, engine, solve_options(time_limit, threads, seed))
+    _fast_exit()
     solved = result.status == iq_solve.SOLVED
     if solved:
         check_filling(instance, result.assignment)
         letters = letters_of(instance, result.assignment)
         if png is not None:
-            write_atomic(png, png_bytes(instance.board, letters, instance.pieces,
-                                        title=f"{instance.board.name} ({result.solver})"))
+            _draw(png, instance, letters, f"{instance.board.name} ({result.solver})")
     if json_out:
         print_json({
             "solved": solved,
             "status": result.status,
             "board": instance.board.name,
-            "solver": result.solver,
+            "solver": solver,
+            "engine": result.solver,
             "seconds": round(result.seconds, 4),
             "grid": letter_grid(instance.board, letters) if solved else None,
         })
     elif solved:
-        console.print(coloured(instance.board, letters, instance.pieces), end="")
-        console.print(f"solved and verified in {result.seconds:.2f} s ({result.solver})")
+        _show(instance, letters)
+        console.print(f"solved and verified in {result.seconds:.2f} s (engine {result.solver})")
     elif result.status == iq_solve.NO_SOLUTION:
-        console.print(f"no solution ({result.solver}, {result.seconds:.2f} s)")
+        console.print(f"no solution (engine {result.solver}, {result.seconds:.2f} s)")
     elif result.status == iq_solve.TIMEOUT:
         console.print(f"timeout: no solution found within the time limit "
                       f"({result.seconds:.1f} s)")
@@ -138,50 +172,118 @@ def solve(
         raise typer.Exit(EXIT_TIMEOUT if result.status == iq_solve.TIMEOUT else EXIT_NO_SOLUTION)
 
 
+class _Unfinished(Exception):
+    """The count stopped early: its output file must not appear."""
+
+
+def _fast_exit() -> None:
+    """Once numba's compiled code is loaded, the interpreter's final garbage collection takes
+    ~0.5-1 s at exit; nothing left needs collecting, so spare it (keeps Ctrl-C within 2 s)."""
+    gc.freeze()
+
+
 @app.command()
 def count(
     board: str = BoardArg,
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
     jobs: int = typer.Option(0, "--jobs", "-j", min=0, callback=cap_to_cores,
-                             help="Worker processes (0: one per core)."),
-    depth: int = typer.Option(3, "--depth", min=0, max=8,
-                              help="Split the search tree this many levels deep into jobs."),
+                             help="Worker processes (0: one per core; at most the cores)."),
+    depth: int = typer.Option(None, "--depth", min=1, max=12,
+                              help="Split the search tree this many levels deep (default: deep "
+                                   "enough for 128 sub-trees per job)."),
+    output: Path = typer.Option(None, "--output", "-o",
+                                help="Write every filling to this file, one per line (see "
+                                     "docs/iq.md; .gz to gzip); it appears only when the count "
+                                     "is complete."),
+    time_limit: float = typer.Option(None, "--time-limit", min=0.0,
+                                     help="Stop after this many seconds (exit 3, partial "
+                                          "count)."),
     json_out: bool = Json,
 ) -> None:
-    """Count every way to fill BOARD (exact cover, split over processes), and the count up to
-    the board's symmetries (mirror for the triangle, 4 for the rectangle, 8 for a pyramid;
-    only the symmetries that keep the given pieces in place)."""
+    """Count every way to fill BOARD, and the count up to the board's symmetries (mirror for the
+    triangle, 4 for the rectangle, 8 for a pyramid; only those keeping the givens in place).
+
+    How the work is split: the exact-cover search tree is cut a few levels down into many
+    disjoint sub-trees (at least 128 per job); each worker process takes the next sub-tree as
+    soon as it is free, so every core stays busy to the end. Exit codes: 0 counted, 2 bad
+    input, 3 time limit (the partial count is printed as such), 130/143 interrupted (no worker
+    survives; no --output file is written).
+    """
     from ilp_pyramid.puzzles.iq.count import count_solutions
 
     instance = load_instance(board, given, pieces)
-    workers = jobs or os.cpu_count() or 1
+    workers = min(jobs or cores(), cores())
     if not json_out:
-        console.print(describe(instance) + f"; {workers} job(s)", markup=False)
+        console.print(describe(instance) + f"; {workers} job(s)", markup=False, soft_wrap=True)
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
                TextColumn("sub-trees"), TimeElapsedColumn())
-    with Progress(*columns, console=err_console, transient=True,
-                  disable=json_out or not err_console.is_terminal) as progress:
-        task = progress.add_task("count", total=None)
+    try:
+        with process.interruptible(), contextlib.ExitStack() as stack:
+            sink = None
+            if output is not None:
+                if output.is_dir():
+                    fail(f"cannot write {output}: it is a directory")
+                try:
+                    sink = stack.enter_context(atomic_stream(output))
+                except OSError as exc:
+                    fail(f"cannot write {output}: {exc.strerror or exc}")
+            progress = stack.enter_context(Progress(
+                *columns, console=err_console, transient=True,
+                disable=json_out or not err_console.is_terminal))
+            task = progress.add_task("count", total=None)
 
-        def update(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+            def update(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
 
-        report = count_solutions(instance, jobs=workers, depth=depth, progress=update)
+            report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
+                                     time_limit=time_limit, output=sink)
+            if not report.complete:
+                raise _Unfinished
+    except _Unfinished:
+        pass  # the temp file is gone; the partial figures are reported below
+    except KeyboardInterrupt:  # SIGINT or SIGTERM: the workers and the temp file are gone
+        _fast_exit()
+        raise
+    _fast_exit()
+    _report_count(instance, report, workers, output, json_out)
+    if not report.complete:
+        raise typer.Exit(EXIT_TIMEOUT)
+
+
+def _report_count(instance: Instance, report: CountReport, workers: int,
+                  output: Path | None, json_out: bool) -> None:
+    complete = report.complete
     data = {
         "board": instance.board.name,
+        "complete": complete,
+        "status": "counted" if complete else "timeout",
         "given_pieces": sorted({instance.pieces[k].letter for k in instance.given.values()}),
-        "solutions": report.solutions,
-        "distinct_up_to_symmetry": report.distinct_up_to_symmetry,
+        "pins": len(instance.pins),
+        "solutions": report.solutions if complete else None,
+        "distinct_up_to_symmetry": report.distinct_up_to_symmetry if complete else None,
         "symmetries": report.symmetries,
-        "division_exact": report.division_exact,
-        "symmetric_solutions": report.symmetric_solutions,
+        "division_exact": report.division_exact if complete else None,
+        "symmetric_solutions": report.symmetric_solutions if complete else None,
+        "partial_solutions": None if complete else report.solutions,
         "seconds": round(report.seconds, 3),
         "jobs": workers,
+        # This process's CPU (start-up, split, collecting) and each worker's: how evenly the
+        # work was shared, on a machine busy with other work too.
+        "cpu_seconds": round(time.process_time(), 3),
+        "worker_cpu_seconds": report.worker_cpu,
         "nodes": report.nodes,
+        "output": str(output) if output is not None and complete else None,
     }
     if json_out:
         print_json(data)
+        return
+    if not complete:
+        console.print(f"time limit reached after {report.seconds:.1f} s: the count is NOT "
+                      f"complete. Partial count (a lower bound, not the answer): "
+                      f"{report.solutions:,} solutions in the sub-trees finished so far"
+                      + (f"; {output} was not written" if output is not None else ""),
+                      markup=False)
         return
     table = Table(title=f"{instance.board.name}: every filling", show_header=False)
     table.add_column("what")
@@ -194,7 +296,48 @@ def count(
     table.add_row("solutions / symmetries", check)
     table.add_row("search nodes", f"{report.nodes:,}")
     table.add_row("wall time", f"{report.seconds:.2f} s ({workers} job(s))")
+    if output is not None:
+        table.add_row("written to", f"{output} (every line verified)")
     console.print(table)
+
+
+@app.command()
+def verify(
+    board: str = BoardArg,
+    solutions: Path = typer.Argument(..., help="A file of fillings, one per line, as "
+                                               "'iq count --output' writes (.gz read too)."),
+    given: Path = GivenOpt,
+    pieces: Path = PiecesOpt,
+    json_out: bool = Json,
+) -> None:
+    """Check every filling in a file with the independent checker (each line read back as
+    written: rows joined by '/', pyramid levels by '|'). Exit 0 all valid and distinct,
+    1 some invalid or repeated, 2 unreadable."""
+    from ilp_pyramid.puzzles.iq.lines import check_file
+
+    instance = load_instance(board, given, pieces)
+    try:
+        report = check_file(solutions, instance.board,
+                            {p.letter: p.cells for p in instance.pieces}, fixed_letters(instance))
+    except OSError as exc:
+        fail(f"cannot read {solutions}: {exc.strerror or exc}")
+    except UnicodeDecodeError:
+        fail(f"{solutions} is not a text file")
+    ok = report.invalid == 0 and report.duplicates == 0 and report.fillings > 0
+    if json_out:
+        print_json({"board": instance.board.name, "file": str(solutions), "valid": ok,
+                    "fillings": report.fillings, "invalid": report.invalid,
+                    "duplicates": report.duplicates, "problems": report.problems})
+    else:
+        for problem in report.problems:
+            console.print(problem, markup=False)
+        state = "all valid and distinct" if ok else (
+            "no filling in the file" if report.fillings == 0
+            else f"{report.invalid} invalid, {report.duplicates} repeated")
+        console.print(f"{solutions}: {report.fillings:,} fillings of {instance.board.name}: "
+                      f"{state}", markup=False)
+    if not ok:
+        raise typer.Exit(EXIT_NO_SOLUTION)
 
 
 @app.command()
@@ -217,20 +360,20 @@ def export(
         fail("missing the file to write: give -o/--output FILE")
     if output is not None and target is not None and output != target:
         fail(f"two output files given ({target} and -o {output}): give one")
-    output = output or target
-    chosen = (fmt or format_from_name(str(output)) or "").lower()
+    target = output or target
+    chosen = (fmt or format_from_name(str(target)) or "").lower()
     if chosen not in MIP_FORMATS:
-        fail(f"cannot tell the format of {output}: use --format lp or --format mps")
+        fail(f"cannot tell the format of {target}: use --format lp or --format mps")
     instance = load_instance(board, given, pieces)
     model = build_model(instance)
-    write_mip(model.problem, str(output), chosen)
-    data = {"board": instance.board.name, "path": str(output), "format": chosen,
+    write_mip(model.problem, str(target), chosen)
+    data = {"board": instance.board.name, "path": str(target), "format": chosen,
             "variables": model.problem.numVariables(),
             "constraints": model.problem.numConstraints()}
     if json_out:
         print_json(data)
     else:
-        console.print(f"wrote {output} ({chosen}): {data['variables']} binaries, "
+        console.print(f"wrote {target} ({chosen}): {data['variables']} binaries, "
                       f"{data['constraints']} constraints", markup=False)
 
 
@@ -244,14 +387,14 @@ def show(
 ) -> None:
     """Print a board (and the pieces of a challenge already on it), without solving."""
     instance = load_instance(board, given, pieces)
-    letters = letters_of(instance, instance.given)
+    pins = {c: letter.lower() for c, letter in letters_of(instance, instance.pins).items()}
+    letters = {**letters_of(instance, instance.given), **pins}
     if png is not None:
-        write_atomic(png, png_bytes(instance.board, letters, instance.pieces,
-                                    title=instance.board.name))
+        _draw(png, instance, letters, instance.board.name)
     if json_out:
         print_json({"board": instance.board.name, "cells": instance.board.size,
                     "placements": len(instance.placements),
                     "grid": letter_grid(instance.board, letters)})
         return
-    console.print(describe(instance), markup=False)
-    console.print(coloured(instance.board, letters, instance.pieces), end="")
+    console.print(describe(instance), markup=False, soft_wrap=True)
+    _show(instance, letters)

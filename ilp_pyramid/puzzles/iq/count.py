@@ -1,24 +1,30 @@
 """Count every completion of an IQ instance, and the count up to the board's symmetries.
 
 Symmetry classes are found by canonical forms: every solution is mapped through every symmetry
-of the board that keeps the given pieces in place, and the lexicographically smallest image
-(as the vector "placement of piece k") stands for its class.
+of the board that keeps the given pieces and pins in place, and the lexicographically smallest
+image (as the vector "placement of piece k") stands for its class. A solution is its class's
+representative when it is its own smallest image, so the classes are counted sub-tree by
+sub-tree, in the worker processes, without ever holding every solution.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import BinaryIO
 
 import numpy as np
 
-from ilp_pyramid.backends.exact_cover import count_exact_cover
 from ilp_pyramid.puzzles.iq.model import Instance
+from ilp_pyramid.verify.iq import FillingChecker, parse_solution_line
 
 
 @dataclass
 class CountReport:
+    """With `complete` False (a time limit stopped the count) every figure is partial: what the
+    sub-trees finished so far hold, a lower bound and never the answer."""
+
     solutions: int
     distinct_up_to_symmetry: int
     symmetries: int  # the size of the group used
@@ -27,13 +33,16 @@ class CountReport:
     seconds: float
     subtrees: int = 0
     nodes: int = 0
+    complete: bool = True
+    worker_cpu: list[float] = field(default_factory=list)  # CPU seconds of each worker
 
 
 def symmetry_group(instance: Instance) -> list[tuple[int, ...]]:
     """Board symmetries (cell permutations) that keep every given piece where it is."""
     group = []
     for perm in instance.board.symmetries():
-        if all(instance.given.get(perm[c]) == k for c, k in instance.given.items()):
+        if all(instance.given.get(perm[c]) == k for c, k in instance.given.items()) and all(
+                instance.pins.get(perm[c]) == k for c, k in instance.pins.items()):
             group.append(perm)
     return group
 
@@ -77,21 +86,75 @@ def canonical_forms(vectors: np.ndarray, table: np.ndarray) -> tuple[np.ndarray,
     return best, int(symmetric.sum())
 
 
-def count_solutions(instance: Instance, jobs: int = 1, depth: int = 3,
-                    progress: Callable[[int, int], None] | None = None) -> CountReport:
+class _Unverified(Exception):
+    """A filling failed the independent check: never written, never counted as valid."""
+
+
+def _part_summary(instance: Instance, table: np.ndarray,
+                  lines: Callable[[np.ndarray], bytes] | None
+                  ) -> Callable[[np.ndarray], tuple[int, int, bytes]]:
+    """What a worker sends back for one sub-tree: its class representatives, its symmetric
+    solutions and (when writing them) its fillings as verified lines."""
+    checker = None
+    if lines is not None:
+        board = instance.board
+        checker = FillingChecker(
+            board.cells, {p.letter: p.cells for p in instance.pieces},
+            {board.cells[c]: instance.pieces[k].letter
+             for c, k in {**instance.given, **instance.pins}.items()})
+
+    def summarise(solutions: np.ndarray) -> tuple[int, int, bytes]:
+        vectors = by_piece(instance, solutions)
+        best, symmetric = canonical_forms(vectors, table)
+        representatives = int(np.all(best == vectors, axis=1).sum())
+        if lines is None or checker is None:
+            return representatives, symmetric, b""
+        text = lines(solutions)
+        # Every line is read back as a reader would and checked from first principles.
+        for line in text.decode().splitlines():
+            verdict = checker.check(parse_solution_line(line, instance.board.dims))
+            if not verdict.valid:
+                raise _Unverified(f"{line}: {verdict.problems[0]}")
+        return representatives, symmetric, text
+
+    return summarise
+
+
+def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
+                    progress: Callable[[int, int], None] | None = None,
+                    time_limit: float | None = None,
+                    output: BinaryIO | None = None) -> CountReport:
+    """Count the fillings over `jobs` processes (see `exact_cover.count_exact_cover` for the
+    split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish."""
+    from ilp_pyramid.backends.exact_cover import count_exact_cover  # numba: loaded when used
+    from ilp_pyramid.puzzles.iq.lines import LineFormat
+
     start = time.perf_counter()
     rows, primary, secondary = instance.exact_cover_rows()
-    if not instance.free_cells:
-        return CountReport(1, 1, 1, True, 0, time.perf_counter() - start)
-    if not rows:
-        return CountReport(0, 0, 1, True, 0, time.perf_counter() - start)
-    result = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=depth, collect=True,
-                               progress=progress)
-    assert result.solutions is not None
     group = symmetry_group(instance)
-    vectors = by_piece(instance, result.solutions)
-    best, symmetric = canonical_forms(vectors, placement_permutations(instance, group))
-    distinct = int(np.unique(best, axis=0).shape[0]) if len(best) else 0
+    fmt = LineFormat(instance) if output is not None else None
+    if not instance.free_cells or not rows:
+        found = np.zeros((1 if not instance.free_cells else 0, 0), np.int64)
+        if output is not None and fmt is not None:
+            output.write(fmt.lines(found))
+        n = found.shape[0]
+        return CountReport(n, n, len(group), True, 0, time.perf_counter() - start)
+    summarise = _part_summary(instance, placement_permutations(instance, group),
+                              fmt.lines if fmt is not None else None)
+    tally = [0, 0]
+
+    def on_part(summary: object) -> None:
+        representatives, symmetric, text = summary  # type: ignore[misc]
+        tally[0] += representatives
+        tally[1] += symmetric
+        if output is not None:
+            output.write(text)
+
+    result = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=depth,
+                               progress=progress, time_limit=time_limit,
+                               summarise=summarise, on_part=on_part)
+    distinct, symmetric = tally
     exact = result.count == distinct * len(group)
     return CountReport(result.count, distinct, len(group), exact, symmetric,
-                       time.perf_counter() - start, nodes=result.nodes)
+                       time.perf_counter() - start, nodes=result.nodes,
+                       complete=result.exhausted, worker_cpu=result.worker_cpu)

@@ -7,11 +7,17 @@ by a blank line; levels left out at the top are free.
 
 Or, as piece + cells, a JSON object: {"B": [[x, y], ...], ...} (2-D: column and row from the
 top, from 0) or {"B": [[i, j, level], ...], ...} (3-D: level 0 at the bottom).
+
+A capital letter marks a piece given whole (its cells must be a legal placement of it); a small
+letter is a *pin*: that cell belongs to the piece, whose other cells are to be found (the Java
+Kanoodle tool's "3-D extended" puzzles show one ball of a piece). In JSON a small-letter key
+holds pins: {"h": [[2, 0, 1]]}.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
@@ -23,19 +29,34 @@ from ilp_pyramid.puzzles.iq.placements import piece_placements
 _OUTSIDE = " #\t"
 
 
-def read_given(path: str, board: Board, pieces: Sequence[Piece]) -> dict[int, int]:
+@dataclass
+class Challenge:
+    given: dict[int, int] = field(default_factory=dict)  # board cell -> piece placed whole
+    pins: dict[int, int] = field(default_factory=dict)  # board cell -> piece that covers it
+
+
+def read_challenge(path: str, board: Board, pieces: Sequence[Piece]) -> Challenge:
     try:
         text = read_text(path)
     except FileNotFoundError as exc:
         raise InputError(f"given file not found: {path}") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read given file {path}: {exc}") from exc
-    return parse_given(text, board, pieces)
+    return parse_challenge(text, board, pieces)
+
+
+def read_given(path: str, board: Board, pieces: Sequence[Piece]) -> dict[int, int]:
+    """The pieces given whole (board cell -> piece index); see `read_challenge` for pins."""
+    return read_challenge(path, board, pieces).given
 
 
 def parse_given(text: str, board: Board, pieces: Sequence[Piece]) -> dict[int, int]:
-    """Board cell index -> piece index for every given cell; checks each piece's cells form a
-    legal placement of it."""
+    return parse_challenge(text, board, pieces).given
+
+
+def parse_challenge(text: str, board: Board, pieces: Sequence[Piece]) -> Challenge:
+    """The given pieces and pins, by board cell index; checks each given piece's cells form a
+    legal placement of it. Whether pins can be kept is the solver's answer, not an input error."""
     letters = {p.letter: k for k, p in enumerate(pieces)}
     if text.lstrip().startswith("{"):
         cells = _parse_json(text, board)
@@ -43,14 +64,20 @@ def parse_given(text: str, board: Board, pieces: Sequence[Piece]) -> dict[int, i
         cells = _parse_2d(text, board)
     else:
         cells = _parse_3d(text, board)
-    given: dict[int, int] = {}
+    challenge = Challenge()
     for cell, (ch, where) in cells.items():
-        if ch not in letters:
+        if ch.upper() not in letters:
             raise InputError(f"unknown piece letter {ch!r} at {where} (pieces: "
                              f"{''.join(p.letter for p in pieces)})")
-        given[board.index(cell)] = letters[ch]  # type: ignore[index]
-    check_given(given, board, pieces)
-    return given
+        into = challenge.pins if ch.islower() else challenge.given
+        into[board.index(cell)] = letters[ch.upper()]  # type: ignore[index]
+    both = set(challenge.given.values()) & set(challenge.pins.values())
+    if both:
+        letter = pieces[min(both)].letter
+        raise InputError(f"piece {letter} is both given whole ({letter}) and pinned "
+                         f"({letter.lower()})")
+    check_given(challenge.given, board, pieces)
+    return challenge
 
 
 def check_given(given: dict[int, int], board: Board, pieces: Sequence[Piece]) -> None:
@@ -63,7 +90,8 @@ def check_given(given: dict[int, int], board: Board, pieces: Sequence[Piece]) ->
             letter = pieces[k].letter
             raise InputError(f"the given cells of piece {letter} are not a legal placement of "
                              f"{letter} ({len(cells)} cells given, the piece has "
-                             f"{pieces[k].size})")
+                             f"{pieces[k].size}; a small letter {letter.lower()} pins single "
+                             "cells)")
 
 
 def _significant_lines(text: str) -> list[str]:
@@ -93,7 +121,7 @@ def _parse_2d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]
                 raise InputError(f"unexpected character {ch!r} at {where}")
             if not on_board:
                 raise InputError(f"letter {ch!r} at {where} lies outside board {board.name}")
-            found[(x, y)] = (ch.upper(), where)
+            found[(x, y)] = (ch, where)
     return found
 
 
@@ -121,7 +149,7 @@ def _parse_3d(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str]]
                 where = f"level {h + 1}, row {j + 1}, column {i + 1}"
                 if not ch.isalpha():
                     raise InputError(f"unexpected character {ch!r} at {where}")
-                found[(i, j, h)] = (ch.upper(), where)
+                found[(i, j, h)] = (ch, where)
     return found
 
 
@@ -146,5 +174,5 @@ def _parse_json(text: str, board: Board) -> dict[tuple[int, ...], tuple[str, str
                 raise InputError(f"{where}: cell {list(cell)} is not on board {board.name}")
             if cell in found:
                 raise InputError(f"{where}: cell {list(cell)} is given twice")
-            found[cell] = (str(letter).upper(), where)
+            found[cell] = (str(letter), where)
     return found

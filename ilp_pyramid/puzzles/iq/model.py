@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pulp
 
@@ -29,6 +29,7 @@ class Instance:
     free_cells: list[int]  # board cells to cover, in item order
     free_pieces: list[int]  # piece indices still to place, in item order
     pieces_exact: bool  # every free piece must be used (else: at most once)
+    pins: dict[int, int] = field(default_factory=dict)  # free cell -> the piece that covers it
 
     @property
     def num_items(self) -> int:
@@ -55,15 +56,34 @@ class Instance:
 
 
 def build_instance(board: Board, pieces: Sequence[Piece],
-                   given: Mapping[int, int] | None = None) -> Instance:
+                   given: Mapping[int, int] | None = None,
+                   pins: Mapping[int, int] | None = None) -> Instance:
+    """`given`: cells of pieces already placed (board cell -> piece index); `pins`: free cells
+    known to belong to a piece, the rest of which is to be found."""
     given = dict(given or {})
+    pins = dict(pins or {})
     used = frozenset(given.values())
     blocked = frozenset(given)
     free_cells = [c for c in range(board.size) if c not in blocked]
     free_pieces = [k for k in range(len(pieces)) if k not in used]
     placements = all_placements(board, pieces, blocked=blocked, skip=used)
+    if pins:
+        placements = [pl for pl in placements if _keeps_pins(pl, pins)]
     exact = sum(pieces[k].size for k in free_pieces) == len(free_cells)
-    return Instance(board, tuple(pieces), given, placements, free_cells, free_pieces, exact)
+    return Instance(board, tuple(pieces), given, placements, free_cells, free_pieces, exact,
+                    pins)
+
+
+def _keeps_pins(placement: Placement, pins: Mapping[int, int]) -> bool:
+    """Pins live in the rows themselves, so every engine (MIP, SAT, DLX) obeys them alike: a
+    placement may not cover another piece's pin, and a pinned piece only goes where it covers
+    all of its pins. A pinned cell is still a cell every filling covers, so the pinned piece is
+    then used even where pieces are "at most once" (pyramid4)."""
+    cells = set(placement.cells)
+    for cell, piece in pins.items():
+        if (cell in cells) != (piece == placement.piece):
+            return False
+    return True
 
 
 def var_name(instance: Instance, row: int) -> str:

@@ -16,6 +16,9 @@ class Piece:
     letter: str
     cells: tuple[Cell, ...]  # (column, row) inside the piece's own box
     colour: str  # a hex colour, for the terminal and for pictures
+    # The colour in a 16-colour terminal (ANSI number), where rich's nearest match would give
+    # two pieces the same one (H and J both magenta); None: rich's nearest match.
+    ansi: int | None = None
 
     @property
     def size(self) -> int:
@@ -24,18 +27,18 @@ class Piece:
 
 # Kanoodle colours, as hex so rich and matplotlib read them alike.
 STANDARD_PIECES: tuple[Piece, ...] = (
-    Piece("A", ((0, 0), (0, 1), (0, 2), (1, 2)), "#ff8c00"),  # orange, L-tetromino
-    Piece("B", ((0, 0), (0, 1), (1, 1), (0, 2), (1, 2)), "#e0201b"),  # red, P
-    Piece("C", ((0, 0), (0, 1), (0, 2), (0, 3), (1, 3)), "#1f4fd0"),  # blue, L
-    Piece("D", ((0, 0), (0, 1), (0, 2), (1, 2), (0, 3)), "#ff69b4"),  # pink, Y
-    Piece("E", ((0, 0), (0, 1), (0, 2), (1, 2), (1, 3)), "#1e9e3a"),  # green, N
-    Piece("F", ((0, 0), (0, 1), (1, 1)), "#b0b0b0"),  # grey, V-tromino
-    Piece("G", ((0, 0), (0, 1), (0, 2), (1, 2), (2, 2)), "#6ec6ff"),  # light blue, V
-    Piece("H", ((0, 0), (0, 1), (1, 1), (1, 2), (2, 2)), "#c71585"),  # magenta, W
-    Piece("I", ((0, 0), (1, 0), (0, 1), (0, 2), (1, 2)), "#ffd700"),  # yellow, U
-    Piece("J", ((0, 0), (0, 1), (0, 2), (0, 3)), "#7b2fbe"),  # purple, I-tetromino
-    Piece("K", ((0, 0), (1, 0), (0, 1), (1, 1)), "#90ee90"),  # light green, O-tetromino
-    Piece("L", ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2)), "#555555"),  # dark grey, X
+    Piece("A", ((0, 0), (0, 1), (0, 2), (1, 2)), "#ff8c00", 3),  # orange, L-tetromino
+    Piece("B", ((0, 0), (0, 1), (1, 1), (0, 2), (1, 2)), "#e0201b", 1),  # red, P
+    Piece("C", ((0, 0), (0, 1), (0, 2), (0, 3), (1, 3)), "#1f4fd0", 4),  # blue, L
+    Piece("D", ((0, 0), (0, 1), (0, 2), (1, 2), (0, 3)), "#ff69b4", 13),  # pink, Y
+    Piece("E", ((0, 0), (0, 1), (0, 2), (1, 2), (1, 3)), "#1e9e3a", 2),  # green, N
+    Piece("F", ((0, 0), (0, 1), (1, 1)), "#b0b0b0", 7),  # grey, V-tromino
+    Piece("G", ((0, 0), (0, 1), (0, 2), (1, 2), (2, 2)), "#6ec6ff", 14),  # light blue, V
+    Piece("H", ((0, 0), (0, 1), (1, 1), (1, 2), (2, 2)), "#c71585", 5),  # magenta, W
+    Piece("I", ((0, 0), (1, 0), (0, 1), (0, 2), (1, 2)), "#ffd700", 11),  # yellow, U
+    Piece("J", ((0, 0), (0, 1), (0, 2), (0, 3)), "#7b2fbe", 12),  # purple, I-tetromino
+    Piece("K", ((0, 0), (1, 0), (0, 1), (1, 1)), "#90ee90", 10),  # light green, O-tetromino
+    Piece("L", ((1, 0), (0, 1), (1, 1), (2, 1), (1, 2)), "#555555", 8),  # dark grey, X
 )
 
 _FALLBACK_COLOURS = ("#8dd3c7", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5",

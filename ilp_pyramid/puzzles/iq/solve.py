@@ -15,7 +15,9 @@ from ilp_pyramid.puzzles.iq.model import Instance
 # The one status vocabulary (backends/base.py); NO_SOLUTION is its "infeasible".
 SOLVED, TIMEOUT, ERROR = Status.SOLVED, Status.TIMEOUT, Status.ERROR
 INFEASIBLE = NO_SOLUTION = Status.INFEASIBLE
-SOLVER_CHOICES = ("highs", "cbc", "sat", "dlx", "cpsat")
+SOLVER_CHOICES = ("auto", "dlx", "highs", "cbc", "sat", "cpsat")
+# The engine `auto` runs: the fastest measured overall (docs/iq.md, "Solving times").
+AUTO_ENGINE = "dlx"
 
 
 @dataclass
@@ -25,6 +27,10 @@ class IQResult:
     seconds: float
     assignment: dict[int, int] = field(default_factory=dict)  # board cell -> piece index
     message: str = ""
+
+
+def engine_for(solver: str) -> str:
+    return AUTO_ENGINE if solver == "auto" else solver
 
 
 def solver_kind(solver: str) -> str:
@@ -41,13 +47,14 @@ def solver_kind(solver: str) -> str:
     try:
         backends.kind(solver)
     except ValueError as exc:
-        raise InputError(f"{exc} or dlx") from exc
+        raise InputError(f"{exc} or dlx, auto") from exc
     return "cnf"
 
 
-def solve_instance(instance: Instance, solver: str = "highs",
+def solve_instance(instance: Instance, solver: str = "auto",
                    options: SolveOptions | None = None) -> IQResult:
     options = options or SolveOptions()
+    solver = engine_for(solver)
     form = solver_kind(solver)
     start = time.perf_counter()
     if form == "exact_cover":

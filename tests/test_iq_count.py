@@ -1,0 +1,148 @@
+"""`iq count`: every filling written to a file and read back, time limits, real signals."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.puzzles.iq.boards import board_by_name
+from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
+from ilp_pyramid.verify.iq import parse_solution_line, verify_filling
+
+SHAPES = {p.letter: p.cells for p in STANDARD_PIECES}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fillings(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_pyramid4_output_holds_184_fillings_each_verified_when_read_back(cli, tmp_path, jobs):
+    out = tmp_path / "s.txt"
+    result = cli("iq", "count", "pyramid4", "--jobs", jobs, "--output", str(out), "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    lines = fillings(out)
+    assert data["complete"] is True and data["output"] == str(out)
+    assert len(lines) == data["solutions"] == 184
+    assert len(set(lines)) == len(lines)
+    board = board_by_name("pyramid4")
+    for line in lines:  # the independent checker, on the text as written
+        verdict = verify_filling(board.cells, SHAPES, parse_solution_line(line, 3))
+        assert verdict.valid, (line, verdict.problems)
+    assert data["distinct_up_to_symmetry"] * data["symmetries"] == 184
+    assert [p.name for p in tmp_path.iterdir()] == ["s.txt"]  # no temp file left behind
+    checked = cli("iq", "verify", "pyramid4", str(out), "--json")
+    assert checked.code == 0, checked.out
+    assert json.loads(checked.out)["fillings"] == 184
+
+
+def test_verify_rejects_a_broken_or_repeated_line(cli, tmp_path):
+    out = tmp_path / "s.txt"
+    assert cli("iq", "count", "pyramid4", "-o", str(out)).code == 0
+    first = fillings(out)[0]
+    swapped = first.replace("J", "#").replace("F", "J").replace("#", "F")  # shapes no longer fit
+    out.write_text("\n".join([first, swapped, first, "ABC|junk"]) + "\n")
+    result = cli("iq", "verify", "pyramid4", str(out), "--json")
+    assert result.code == 1
+    data = json.loads(result.out)
+    assert (data["fillings"], data["invalid"], data["duplicates"]) == (4, 2, 1)
+    assert any(p.startswith("line 2:") for p in data["problems"])
+
+
+def test_triangle_challenge_output_keeps_the_givens(cli, fixtures, tmp_path):
+    given = fixtures / "iq" / "triangle_five_given.txt"
+    out = tmp_path / "c.txt.gz"
+    result = cli("iq", "count", "triangle", "--given", str(given), "-o", str(out), "--json")
+    assert result.code == 0, result.err
+    checked = cli("iq", "verify", "triangle", str(out), "--given", str(given), "--json")
+    assert checked.code == 0, checked.out
+    assert json.loads(checked.out)["fillings"] == json.loads(result.out)["solutions"] > 0
+    rows = "".join(given.read_text().split())
+    for line in gzip.decompress(out.read_bytes()).decode().splitlines():
+        for want, got in zip(rows, line.replace("/", ""), strict=True):
+            assert want in (".", got)
+
+
+def test_time_limit_prints_a_partial_count_and_exit_3(cli, tmp_path):
+    out = tmp_path / "r.txt"
+    result = cli("iq", "count", "rectangle", "--time-limit", "0.5", "-o", str(out), "--json")
+    assert result.code == 3, result.err
+    data = json.loads(result.out)
+    assert data["complete"] is False and data["status"] == "timeout"
+    assert data["solutions"] is None and data["distinct_up_to_symmetry"] is None
+    assert isinstance(data["partial_solutions"], int)
+    assert list(tmp_path.iterdir()) == []  # neither the output nor its temp file
+    text = cli("iq", "count", "rectangle", "--time-limit", "0.5")
+    assert text.code == 3
+    assert "partial" in text.out.lower() and "not the answer" in text.out
+
+
+def test_unwritable_output_is_bad_input(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for target in (blocker / "s.txt", tmp_path):  # under a file; a directory
+        result = cli("iq", "count", "pyramid4", "-o", str(target))
+        assert result.code == 2
+        assert result.err.startswith("error:") and len(result.err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path, sig, code):
+    out = tmp_path / "r.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "iq", "count", "rectangle",
+                             "--jobs", "2", "-o", str(out)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+            workers = children_of(proc.pid)
+        assert len(workers) == 2, "the workers never started"
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, err
+    assert took < 2.0
+    assert len(err.strip().splitlines()) == 1 and err.strip().startswith("error:")
+    time.sleep(0.2)
+    assert [w for w in workers if alive(w)] == []
+    assert list(tmp_path.iterdir()) == []  # neither the output nor its temp file
