@@ -54,11 +54,12 @@ $B --repeat 3 --time-limit 600 --results docs/iq_count.jsonl \
    --command 'rectangle-jobs1=iq count rectangle --jobs 1' \
    --command 'rectangle-jobs2=iq count rectangle --jobs 2'
 
-# 6. The views battery and the Sudoku Cube.
+# 6. The views battery (one million cases) and generated Sudoku Cubes (one process each).
 fresh docs/other_puzzles.jsonl
 $B --repeat 3 --time-limit 600 --results docs/other_puzzles.jsonl \
-   --command 'views-battery=views battery --json' \
-   --command 'sudoku-cube-7=sudoku-cube bench --count 20 --json'
+   --command 'views-battery=views battery --json'
+$B --repeat 20 --time-limit 600 --results docs/other_puzzles.jsonl \
+   --command 'sudoku-cube=sudoku-cube bench-one --seed {seed}'
 
 $B render README.md
 }
