@@ -21,10 +21,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# highspy before PuLP: PuLP imports it under a bare `except:`, so a Ctrl-C during that import
-# would be swallowed and HiGHS reported "Not Available" instead of the run stopping.
-import highspy  # noqa: F401
-
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.errors import InputError
@@ -79,11 +75,12 @@ def accepts(form_kind: str, solver: str) -> bool:
 
 def form_kind(form: object) -> str:
     """'mip', 'cnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
-    import pulp
+    import sys
 
     from ilp_pyramid.backends.cpsat import BoolModel
 
-    if isinstance(form, pulp.LpProblem):
+    pulp = sys.modules.get("pulp")  # no PuLP problem exists before PuLP is loaded
+    if pulp is not None and isinstance(form, pulp.LpProblem):
         return "mip"
     if isinstance(form, ExactCoverForm):
         return "exact_cover"

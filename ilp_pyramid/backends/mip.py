@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import importlib
 import time
-
-import pulp
+from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import SolverError
+
+if TYPE_CHECKING:
+    import pulp
 
 MIP_REGISTRY = {
     "highs": "ilp_pyramid.backends.highs",  # highspy in this process, interruptible
@@ -25,6 +27,16 @@ MIP_REGISTRY = {
 }
 MIP_SOLVERS = tuple(MIP_REGISTRY)
 DEFAULT_MIP_SOLVER = "highs"
+
+def load_pulp():
+    """PuLP, with highspy imported first: PuLP imports it under a bare `except:`, so a Ctrl-C
+    during that import would be swallowed and HiGHS reported "Not Available" instead of the
+    run stopping. Loaded on first use: the SAT and hybrid paths never pay for it."""
+    import highspy  # noqa: F401
+    import pulp
+
+    return pulp
+
 
 # Names older callers use.
 OPTIMAL, FEASIBLE, INFEASIBLE = Status.SOLVED, Status.FEASIBLE, Status.INFEASIBLE
@@ -38,6 +50,7 @@ def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,
     SIGINT/SIGTERM during the solve stop the solver (and its process) and raise
     `errors.Interrupted`.
     """
+    pulp = load_pulp()
     options = options or SolveOptions()
     if solver not in MIP_REGISTRY:
         raise SolverError(f"unknown MIP solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
@@ -63,6 +76,7 @@ def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,
 
 
 def _status(problem: pulp.LpProblem) -> Status:
+    pulp = load_pulp()
     # PuLP folds "time limit with an incumbent" into Optimal; sol_status keeps them apart.
     if problem.sol_status == pulp.LpSolutionOptimal:
         return Status.SOLVED

@@ -13,10 +13,12 @@ import re
 import tempfile
 from collections.abc import Container
 from pathlib import Path
-
-import pulp
+from typing import TYPE_CHECKING
 
 from ilp_pyramid.formats.fileio import write_atomic
+
+if TYPE_CHECKING:  # only the MIP path needs PuLP; the models load it
+    import pulp
 
 MIP_FORMATS = ("lp", "mps")
 

@@ -31,7 +31,6 @@ from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
-from ilp_pyramid.puzzles.bel.model import FORMULATIONS, build_model, decode_values, model_kind
 from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
@@ -114,9 +113,10 @@ def check_solver(solver: str) -> None:
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
-    from ilp_pyramid.puzzles.bel.cnf import ENCODINGS
-
-    choices = FORMULATIONS if backends.accepts("mip", solver) else ENCODINGS
+    if backends.accepts("mip", solver):
+        from ilp_pyramid.puzzles.bel.model import FORMULATIONS as choices  # loads PuLP
+    else:
+        from ilp_pyramid.puzzles.bel.cnf import ENCODINGS as choices
     if formulation not in choices:
         fail(f"unknown formulation {formulation!r} (choose from {', '.join(choices)})")
 
@@ -316,6 +316,7 @@ def export(
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format lp, mps or cnf)")
     check_model_memory(n, formulation, "mip")
+    from ilp_pyramid.puzzles.bel.model import build_model
     model = build_model(n, formulation, chosen_strategies(strategy, None))
     write_mip(model.problem, str(output), fmt)
     report_written({"n": n, "path": str(output), "format": fmt, "formulation": formulation,
@@ -373,6 +374,7 @@ def read_solution(
         solution = read_cnf_certificate(model_file, model_text, solution_file, solution_text)
         show_read_solution(solution, json_out)
         return
+    from ilp_pyramid.puzzles.bel.model import decode_values, model_kind
     kind = model_kind(model_text[:2000])
     if kind is None:
         fail(f"{model_file}: not a Bel model exported by ilp-pyramid (no bel_n<N>_ name)")
@@ -442,6 +444,7 @@ def models(
 
     directory = output or directory
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
+    from ilp_pyramid.puzzles.bel.model import build_model
 
     entries = []
     for n in range(2, max_n + 1):
