@@ -40,7 +40,8 @@ BEST_FILE = "best.json"
 SOLUTION_FILE = "solution.txt"
 TOPIC = "bel-hunt"
 REPORT_EVERY = 1.0  # a worker sends its best state at most this often (seconds)
-STOP_POLL = 2.0  # and asks whether the hunt is over (and its best state) at most this often
+STOP_POLL = 0.5  # and asks whether the hunt is over at most this often (Ctrl-C waits for it)
+SHARE_POLL = 5.0  # and reads the hunt's best state at most this often
 HEARTBEAT = 30.0  # a worker with nothing new still reports its CPU time this often
 PROGRESS_FILE = "progress.jsonl"
 PROGRESS_EVERY = 60.0  # a progress line at least this often, besides one per new best
@@ -153,7 +154,7 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
     shared = Variable(f"{TOPIC}-best-{token}") if worker is not None else None
     pending: dict = {}
     cpu0 = process_cpu()
-    clock = {"report": 0.0, "poll": time.monotonic(), "beat": time.monotonic()}
+    clock = {"report": 0.0, "poll": time.monotonic(), "beat": time.monotonic(), "share": 0.0}
     known: dict = {}  # the hunt's best as last read: conflicts, labels
 
     def flush(beat: bool = False) -> None:
@@ -176,13 +177,18 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
         if stop is None or now - clock["poll"] < STOP_POLL:
             return False
         clock["poll"] = now
+        if now - clock["share"] >= SHARE_POLL:
+            clock["share"] = now
+            read_shared()
+        return stop.is_set()
+
+    def read_shared() -> None:
         with contextlib.suppress(Exception):  # nothing shared yet, or the scheduler is busy
             value = shared.get(timeout=0.5)
             if value is not None and value.get("conflicts", 1 << 30) < known.get(
                     "conflicts", 1 << 30):
                 known.update(conflicts=int(value["conflicts"]),
                              labels=np.asarray(value["labels"], dtype=np.int32))
-        return stop.is_set()
 
     def shared_best() -> tuple[int, np.ndarray] | None:
         return (known["conflicts"], known["labels"]) if known else None
