@@ -39,6 +39,7 @@ class Settings:
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
     repair_time_limit: float = 30.0  # one repair may take this long at most
+    xy_repairs: bool = True  # also the (small) X and Y repairs below the repair level
     restart_from_best: bool = False  # restart from the best state, kicked, not from scratch
     kick_swaps: int | None = None  # label exchanges of that kick (None: by N)
 
@@ -151,7 +152,7 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
         if search.conflicts == 0:
             return finish(SOLVED, _verified(n, search.labels), "search")
         if search.conflicts <= level:
-            for family in _families(search.conflicts, level):
+            for family in _families(search.conflicts, level, settings.xy_repairs):
                 key = (family, search.labels[a.family != FAMILY_CODE[family]].tobytes())
                 if key in tried:
                     continue
@@ -193,10 +194,10 @@ def _restart_labels(n: int, settings: Settings, rng: np.random.Generator, best: 
     return random_labels(n, rng)
 
 
-def _families(conflicts: int, level: int) -> tuple[str, ...]:
+def _families(conflicts: int, level: int, xy: bool = True) -> tuple[str, ...]:
     # The Z repair frees most lines and is the one that works; the X and Y repairs free only
     # N^2 lines each, so they are worth their (small) cost only at the lowest levels.
-    return ("Z", "X", "Y") if conflicts < level or level <= 1 else ("Z",)
+    return ("Z", "X", "Y") if xy and (conflicts < level or level <= 1) else ("Z",)
 
 
 def _verified(n: int, labels: np.ndarray) -> BelSolution:
