@@ -3,6 +3,7 @@
 # `ilp-pyramid bench` (each record carries its command line, the core count and the load
 # average before and after), then the README's marked blocks rendered from them.
 # Run on an otherwise idle machine (check `uptime` first). About 30 minutes on 2 cores.
+# Needs the cpsat extra (pip install -e ".[cpsat]") for the CP-SAT column.
 #   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh figures   # 2-6, then render the README
@@ -38,7 +39,7 @@ $B --n 5 --repeat 10 --time-limit 600 --command 'auto=solve {n} --seed {seed}' \
 
 # 3. MIP against SAT on the whole model, every solver with its defaults.
 fresh docs/mip_vs_sat.jsonl
-$B --n 2..4 --solver highs,cbc,kissat,cadical --repeat 3 --time-limit 30 \
+$B --n 2..4 --solver highs,cbc,kissat,cadical,cpsat --repeat 3 --time-limit 30 \
    --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
 
 # 4. Symmetry breaking for HiGHS at N=3 (the lex rows fixed; seeds 0-2).

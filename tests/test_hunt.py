@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +16,7 @@ import pytest
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.bel.hunt import (
     BEST_FILE,
+    PROGRESS_FILE,
     SOLUTION_FILE,
     BestState,
     load_best,
@@ -61,8 +68,8 @@ def test_hunt_n4_solves_on_a_local_cluster_and_resumes(cli, tmp_path):
     labels = near_state(4, 4)
     start = conflicts_of(4, labels)
     save_best(tmp_path, BestState(4, start, labels, 30.0))
-    result = cli("hunt", 4, "--state-dir", tmp_path, "--minutes", 2, "--jobs", 1, "--seed", 5,
-                 "--json")
+    result = cli("hunt", 4, "--state-dir", tmp_path, "--time-limit", 120, "--jobs", 1,
+                 "--seed", 5, "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert data["status"] == "solved" and data["conflicts"] == 0
@@ -71,7 +78,16 @@ def test_hunt_n4_solves_on_a_local_cluster_and_resumes(cli, tmp_path):
     solution = parse_drawing((tmp_path / SOLUTION_FILE).read_text())
     assert verify_solution(solution).valid
     best = json.loads((tmp_path / BEST_FILE).read_text())
-    assert best["conflicts"] == 0
+    assert best["conflicts"] == 0 and best["cpu_seconds"] > 0
+    # the curve: CPU seconds never go back, the last line is the solution
+    rows = [json.loads(line) for line in (tmp_path / PROGRESS_FILE).read_text().splitlines()]
+    assert rows[-1]["best"] == 0 and rows[0]["best"] == start
+    assert all(a["cpu"] <= b["cpu"] for a, b in zip(rows, rows[1:], strict=False))
+    image = tmp_path / "curve.png"
+    plotted = cli("hunt", 4, "--state-dir", tmp_path, "--plot", image, "--json")
+    assert plotted.code == 0, plotted.err
+    assert json.loads(plotted.out)["points"] == len(rows)
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_hunt_rejects_a_state_dir_of_another_n(cli, tmp_path):
@@ -79,3 +95,39 @@ def test_hunt_rejects_a_state_dir_of_another_n(cli, tmp_path):
     result = cli("hunt", 5, "--state-dir", tmp_path, "--minutes", 0.1)
     assert result.code == 2
     assert "not N=5" in result.err
+
+
+def test_hunt_plot_without_progress_and_both_limits_are_input_errors(cli, tmp_path):
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--plot", tmp_path / "x.png")
+    assert result.code == 2 and "no progress file" in result.err
+    (tmp_path / PROGRESS_FILE).write_text('{"cpu": 1.0, "wall": 2.0, "best": 7}\n{"cpu": 3')
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--plot", tmp_path / "x.png", "--json")
+    assert result.code == 0 and json.loads(result.out)["points"] == 1  # the torn line skipped
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--time-limit", 5, "--minutes", 1)
+    assert result.code == 2 and "not both" in result.err
+
+
+@pytest.mark.slow
+def test_hunt_ctrl_c_stops_within_two_seconds_and_keeps_the_best(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    hunt = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "hunt", "6", "--state-dir",
+                             str(tmp_path), "--jobs", "1", "--seed", "3"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / BEST_FILE).exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert (tmp_path / BEST_FILE).exists(), "no best state after 120 s"
+        time.sleep(2.0)  # let the search run a little
+        hunt.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        code = hunt.wait(timeout=30)
+        stopped = time.monotonic() - sent
+    finally:
+        if hunt.poll() is None:
+            hunt.kill()
+    assert code == 130
+    assert stopped < 2.0, f"took {stopped:.1f} s to stop"
+    state = load_best(tmp_path, 6)
+    assert state is not None and meets_counting(6, state.labels)
+    assert state.hunted_seconds > 0

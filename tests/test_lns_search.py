@@ -11,7 +11,7 @@ from ilp_pyramid.puzzles.bel.lns.arrays import (
     labels_to_solution,
     solution_to_labels,
 )
-from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
+from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labels
 from ilp_pyramid.puzzles.bel.solution import parse_drawing
 from ilp_pyramid.verify.bel import verify_solution
 
@@ -72,3 +72,11 @@ def test_same_seed_same_walk():
     other = LocalSearch(4, labels, seed=10)
     other.run(30_000, 0.3)
     assert not np.array_equal(one.labels, other.labels)
+
+
+def test_perturb_keeps_the_counting_condition_and_moves_some_labels():
+    rng = np.random.default_rng(4)
+    labels = random_labels(5, rng)
+    kicked = perturb(5, labels, 10, rng)
+    assert np.all(label_totals(5, kicked) == label_totals(5, labels))
+    assert 0 < np.count_nonzero(kicked != labels) <= 20  # each exchange changes two lines

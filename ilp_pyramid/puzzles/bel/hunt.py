@@ -5,7 +5,7 @@ One hybrid search (lns.driver.solve_lns) per core, on a Dask cluster: a local on
 (Dask's structured events, topic "bel-hunt"); this process keeps the best of them on disk in
 DIR/best.json = {"n", "conflicts", "solution": {"Z", "X", "Y"}, ...}, written atomically, and
 starts the workers from it after a restart. The hunt stops at a verified solution (then
-written to DIR/solution.txt in Knuth's drawing) or when --minutes pass.
+written to DIR/solution.txt in Knuth's drawing) or when --time-limit seconds pass.
 
 Dask is imported only here, inside the command, so the CLI itself starts fast.
 """
@@ -32,6 +32,7 @@ from ilp_pyramid.cli_common import (
     console,
     err_console,
     fail,
+    finite_seconds,
     print_json,
 )
 from ilp_pyramid.errors import InputError
@@ -42,7 +43,11 @@ BEST_FILE = "best.json"
 SOLUTION_FILE = "solution.txt"
 TOPIC = "bel-hunt"
 REPORT_EVERY = 1.0  # a worker sends its best state at most this often (seconds)
-STOP_POLL = 2.0  # and asks whether the hunt is over at most this often
+STOP_POLL = 0.5  # and asks whether the hunt is over at most this often (Ctrl-C waits for it)
+SHARE_POLL = 5.0  # and reads the hunt's best state at most this often
+HEARTBEAT = 30.0  # a worker with nothing new still reports its CPU time this often
+PROGRESS_FILE = "progress.jsonl"
+PROGRESS_EVERY = 60.0  # a progress line at least this often, besides one per new best
 
 
 # -- the state on disk ------------------------------------------------------------------------
@@ -53,6 +58,7 @@ class BestState:
     conflicts: int
     labels: np.ndarray  # line labels in geometry order
     hunted_seconds: float = 0.0  # wall time of every hunt that worked on this directory
+    cpu_seconds: float = 0.0  # CPU time of every search of every hunt on this directory
 
     def to_json(self) -> dict:
         from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
@@ -62,6 +68,7 @@ class BestState:
             "conflicts": self.conflicts,
             "solution": labels_to_solution(self.n, self.labels).to_dict(),
             "hunted_seconds": round(self.hunted_seconds, 1),
+            "cpu_seconds": round(self.cpu_seconds, 1),
         }
 
 
@@ -90,10 +97,11 @@ def load_best(state_dir: Path, n: int) -> BestState | None:
         raise InputError(f"{path}: the solution is for N={solution.n}, not N={n}")
     labels = solution_to_labels(solution)
     # The count on disk is recomputed, never trusted.
-    hunted = data.get("hunted_seconds", 0.0) or 0.0
-    if type(hunted) not in (int, float):
-        raise InputError(f"{path}: \"hunted_seconds\" is not a number")
-    return BestState(n, conflicts_of(n, labels), labels, float(hunted))
+    hunted, cpu = data.get("hunted_seconds", 0.0) or 0.0, data.get("cpu_seconds", 0.0) or 0.0
+    for name, value in (("hunted_seconds", hunted), ("cpu_seconds", cpu)):
+        if type(value) not in (int, float):
+            raise InputError(f"{path}: \"{name}\" is not a number")
+    return BestState(n, conflicts_of(n, labels), labels, float(hunted), float(cpu))
 
 
 def save_best(state_dir: Path, state: BestState) -> None:
@@ -128,25 +136,38 @@ def meets_counting(n: int, labels: np.ndarray) -> bool:
 
 # -- one worker's search ----------------------------------------------------------------------
 
-def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float, repair: str,
-              token: str) -> dict:
-    """Runs on a Dask worker: one search, best states reported to the scheduler."""
-    from distributed import Event, get_worker
+def process_cpu() -> float:
+    """CPU seconds of this process and its finished children (the SAT repairs' processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
-    from ilp_pyramid.puzzles.bel.lns.driver import solve_lns
+
+def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
+              repair: str, token: str) -> dict:
+    """Runs on a Dask worker: one search; best states and CPU time reported to the scheduler,
+    the hunt's best state (a Dask Variable the client keeps) read back so that a stalled
+    descent restarts from it."""
+    from distributed import Event, Variable, get_worker
+
+    from ilp_pyramid.puzzles.bel.lns.driver import Settings, solve_lns
 
     try:
         worker = get_worker()
     except ValueError:  # not on a worker (called directly): report nowhere
         worker = None
     stop = Event(f"{TOPIC}-stop-{token}") if worker is not None else None
+    shared = Variable(f"{TOPIC}-best-{token}") if worker is not None else None
     pending: dict = {}
-    clock = {"report": 0.0, "poll": time.monotonic()}
+    cpu0 = process_cpu()
+    clock = {"report": 0.0, "poll": time.monotonic(), "beat": time.monotonic(), "share": 0.0}
+    known: dict = {}  # the hunt's best as last read: conflicts, labels
 
-    def flush() -> None:
-        if pending and worker is not None:
-            worker.log_event(TOPIC, {"token": token, "seed": seed, **pending})
+    def flush(beat: bool = False) -> None:
+        if worker is not None and (pending or beat):
+            worker.log_event(TOPIC, {"token": token, "seed": seed,
+                                     "cpu": process_cpu() - cpu0, **pending})
             pending.clear()
+            clock["beat"] = time.monotonic()
         clock["report"] = time.monotonic()
 
     def on_best(conflicts: int, labels: np.ndarray) -> None:
@@ -157,16 +178,31 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float, rep
     def should_stop() -> bool:
         now = time.monotonic()
         if now - clock["report"] >= REPORT_EVERY:
-            flush()
+            flush(beat=now - clock["beat"] >= HEARTBEAT)
         if stop is None or now - clock["poll"] < STOP_POLL:
             return False
         clock["poll"] = now
+        if now - clock["share"] >= SHARE_POLL:
+            clock["share"] = now
+            read_shared()
         return stop.is_set()
+
+    def read_shared() -> None:
+        with contextlib.suppress(Exception):  # nothing shared yet, or the scheduler is busy
+            value = shared.get(timeout=0.5)
+            if value is not None and value.get("conflicts", 1 << 30) < known.get(
+                    "conflicts", 1 << 30):
+                known.update(conflicts=int(value["conflicts"]),
+                             labels=np.asarray(value["labels"], dtype=np.int32))
+
+    def shared_best() -> tuple[int, np.ndarray] | None:
+        return (known["conflicts"], known["labels"]) if known else None
 
     begin = np.asarray(start, dtype=np.int32) if start is not None else None
     outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, start=begin,
-                        on_best=on_best, should_stop=should_stop)
-    flush()
+                        settings=Settings(restart_from_best=True), on_best=on_best,
+                        should_stop=should_stop, shared_best=shared_best)
+    flush(beat=True)
     return {
         "seed": seed,
         "status": outcome.status,
@@ -174,6 +210,7 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float, rep
         "labels": [int(x) for x in outcome.best_labels],
         "moves": outcome.moves,
         "seconds": outcome.seconds,
+        "cpu": process_cpu() - cpu0,
         "restarts": outcome.restarts,
         "repairs": sum(outcome.repairs.values()),
     }
@@ -195,39 +232,67 @@ class HuntResult:
 
 
 class Hunt:
-    """The client side: collect the workers' reports, keep the best on disk."""
+    """The client side: collect the workers' reports, keep the best on disk, share it back,
+    and log the curve (best count against CPU time) to DIR/progress.jsonl."""
 
     def __init__(self, n: int, state_dir: Path, best: BestState | None, say):
         self.n = n
         self.state_dir = state_dir
         self.best = best
         self.hunted_before = best.hunted_seconds if best else 0.0
+        self.cpu_before = best.cpu_seconds if best else 0.0
+        self.cpu: dict = {}  # worker seed -> CPU seconds of its search so far
         self.began = time.monotonic()
+        self.logged = 0.0
         self.say = say
         self.reports: list[dict] = []
         self.solved_labels: np.ndarray | None = None
+        self.share = lambda best: None  # set by run_hunt: hands a new best to the workers
 
     def on_event(self, event) -> None:  # runs in the client's event-loop thread
         _, message = event
         self.reports.append(message)
 
     def take(self, message: dict) -> None:
-        """A worker's state: recount it (never trust a report) and keep it if it is better."""
+        """A worker's report: its CPU time, and its state if any (recounted, never trusted,
+        kept if it is better)."""
         from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of
 
+        worker = message.get("seed")
+        if "cpu" in message:
+            self.cpu[worker] = max(self.cpu.get(worker, 0.0), float(message["cpu"]))
+        if "labels" not in message:
+            return
         labels = np.asarray(message["labels"], dtype=np.int32)
         conflicts = conflicts_of(self.n, labels)
         if conflicts == 0:
             self.solved_labels = labels
         if self.best is None or conflicts < self.best.conflicts:
-            self.best = BestState(self.n, conflicts, labels, self.hunted_seconds())
+            self.best = BestState(self.n, conflicts, labels, self.hunted_seconds(),
+                                  self.cpu_seconds())
             save_best(self.state_dir, self.best)
+            self.share(self.best)
+            self.log(worker)
             self.say(f"{self.elapsed():8.1f} s  new best: {conflicts} repeated cubes "
-                     f"(seed {message.get('seed')})")
+                     f"(seed {worker})")
 
     def drain(self) -> None:
         while self.reports:
             self.take(self.reports.pop(0))
+        if time.monotonic() - self.logged >= PROGRESS_EVERY:
+            self.log(None)
+
+    def log(self, worker) -> None:
+        """One line of the curve: cumulative CPU and wall seconds, best count, who found it."""
+        self.logged = time.monotonic()
+        if self.best is None:
+            return
+        line = {"cpu": round(self.cpu_seconds(), 1), "wall": round(self.hunted_seconds(), 1),
+                "best": self.best.conflicts, "worker": worker,
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        # Appended, not rewritten: a line cut short by a crash is skipped by read_progress.
+        with open(self.state_dir / PROGRESS_FILE, "a", encoding="utf-8") as out:
+            out.write(json.dumps(line) + "\n")
 
     def elapsed(self) -> float:
         return time.monotonic() - self.began
@@ -235,17 +300,61 @@ class Hunt:
     def hunted_seconds(self) -> float:
         return self.hunted_before + self.elapsed()
 
+    def cpu_seconds(self) -> float:
+        return self.cpu_before + sum(self.cpu.values())
+
     def close(self) -> None:
         if self.best is not None:
             self.best.hunted_seconds = self.hunted_seconds()
+            self.best.cpu_seconds = self.cpu_seconds()
             save_best(self.state_dir, self.best)
+            self.log(None)
 
 
-def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
+def read_progress(path: Path) -> list[dict]:
+    """The progress lines of a state directory (a torn last line is skipped)."""
+    rows = []
+    for line in read_text(path).splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            row = json.loads(line)
+            if isinstance(row, dict) and {"cpu", "best"} <= row.keys():
+                rows.append(row)
+    return rows
+
+
+def plot_progress(rows: list[dict], n: int, image: Path) -> None:
+    """Best repeated-cube count against CPU hours, as a step curve, written atomically."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    hours = [row["cpu"] / 3600 for row in rows]
+    best = [row["best"] for row in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.step(hours, best, where="post", color="tab:blue")
+    ax.plot(hours[-1:], best[-1:], "o", color="tab:blue")
+    ax.set_xlabel("CPU hours (every search of every hunt on this state)")
+    ax.set_ylabel("best state: repeated cubes")
+    ax.set_title(f"Bel's Pyramid N={n}: hunt progress")
+    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    write_atomic(image, buffer.getvalue())
+
+
+def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
              say=lambda text: None) -> HuntResult:
+    """Hunt for `time_limit` seconds (None: until solved or interrupted)."""
     import dask
-    from distributed import Client, Event, LocalCluster
+    from distributed import Client, Event, LocalCluster, Variable
 
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.verify.bel import verify_solution
@@ -262,14 +371,16 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
         else:
             say(f"{state_dir / BEST_FILE} breaks the counting condition; starting afresh")
     hunt = Hunt(n, state_dir, best, say)
-    deadline = None if minutes is None else hunt.began + 60.0 * minutes
+    deadline = None if time_limit is None else hunt.began + time_limit
     token = uuid.uuid4().hex[:12]
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     cluster = None
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.
     with dask.config.set({"distributed.worker.daemon": False}):
         if scheduler is None:
-            cluster = LocalCluster(n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1,
+            cores = os.cpu_count() or 1
+            jobs = min(jobs or cores, cores)  # one search per core at most on this machine
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1,
                                    processes=True, dashboard_address=":0",
                                    silence_logs=logging.ERROR)
             client = Client(cluster)
@@ -283,6 +394,17 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
                 jobs = max(1, sum(client.nthreads().values()))
             client.subscribe_topic(TOPIC, hunt.on_event)
             stop = Event(f"{TOPIC}-stop-{token}", client=client)
+            shared = Variable(f"{TOPIC}-best-{token}", client=client)
+
+            def share(state: BestState) -> None:
+                with contextlib.suppress(Exception):  # sharing is a help, not a must
+                    shared.set({"conflicts": state.conflicts,
+                                "labels": [int(x) for x in state.labels]})
+
+            hunt.share = share
+            if best is not None:
+                share(best)
+            hunt.log(None)
             budget = None if deadline is None else max(0.0, deadline - time.monotonic())
             futures = [client.submit(hunt_task, n, base_seed + i, start,
                                      budget, repair, token, pure=False,
@@ -299,7 +421,7 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
                         raise RuntimeError(f"a hunt worker failed: {future.exception()}")
                     result = future.result()
                     moves += result["moves"]
-                    hunt.take({"labels": result["labels"], "seed": result["seed"]})
+                    hunt.take(result)
                 if hunt.solved_labels is not None or not futures:
                     break
                 if deadline is not None and time.monotonic() > deadline + 30.0:
@@ -314,7 +436,7 @@ def run_hunt(n: int, state_dir: Path, minutes: float | None, jobs: int | None,
                     future.cancel()
                     continue
                 moves += result["moves"]
-                hunt.take({"labels": result["labels"], "seed": result["seed"]})
+                hunt.take(result)
         finally:
             if stop is not None:  # on Ctrl-C too: the workers stop at their next poll
                 with contextlib.suppress(Exception):
@@ -343,9 +465,12 @@ def hunt(
     state_dir: Path = typer.Option(..., "--state-dir",
                                    help="Directory for best.json (resumed from) and "
                                         "solution.txt."),
-    minutes: float = typer.Option(None, "--minutes", min=0.0,
-                                  help="Stop after this many minutes (default: run until "
-                                       "solved or interrupted)."),
+    time_limit: float = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
+                                     help="Stop after this many seconds (default: run until "
+                                          "solved or interrupted)."),
+    minutes: float = typer.Option(None, "--minutes", min=0.0, hidden=True,
+                                  callback=finite_seconds,
+                                  help="Deprecated: --time-limit in minutes."),
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                              help="Searches to run (default: one per core, or every worker "
                                   "thread of --scheduler)."),
@@ -353,14 +478,20 @@ def hunt(
                                   help="Address of a Dask scheduler (tcp://host:8786); "
                                        "default: a local cluster."),
     repair: str = typer.Option("sat", "--repair", help="sat | mip | dlx (see solve --help)."),
+    plot: Path = typer.Option(None, "--plot",
+                              help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
+                                   "against CPU hours) into this PNG file."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
     """Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it takes.
 
-    The best state is kept in STATE_DIR/best.json; a restarted hunt resumes from it.
-    A verified solution is written to STATE_DIR/solution.txt (docs/hybrid.md).
-    Exit codes: 0 solved, 2 bad input, 3 stopped by --minutes without a solution.
+    The best state is kept in STATE_DIR/best.json; a restarted hunt resumes from it, and
+    STATE_DIR/progress.jsonl logs the best count against CPU time (see --plot). The searches
+    share their best state: a stalled one restarts near the hunt's best. A verified solution
+    is written to STATE_DIR/solution.txt (docs/hybrid.md).
+    Exit codes: 0 solved (or plotted), 2 bad input, 3 stopped by --time-limit without a
+    solution, 130 interrupted (the best state is kept).
     """
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
     from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
@@ -371,12 +502,19 @@ def hunt(
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
     if state_dir.exists() and not state_dir.is_dir():
         fail(f"--state-dir {state_dir} is a file, not a directory")
+    if time_limit is not None and minutes is not None:
+        fail("give --time-limit (seconds) or the deprecated --minutes, not both")
+    if minutes is not None:
+        time_limit = 60.0 * minutes
+    if plot is not None:
+        draw_plot(n, state_dir, plot, json_out)
+        return
 
     def say(text: str) -> None:
         if not json_out:
             err_console.print(text, markup=False)
 
-    result = run_hunt(n, state_dir, minutes, jobs, scheduler, repair, seed, say=say)
+    result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed, say=say)
     best = result.best
     if json_out:
         print_json({
@@ -386,6 +524,7 @@ def hunt(
             "resumed_from": result.resumed_from,
             "seconds": round(result.seconds, 2),
             "hunted_seconds": round(best.hunted_seconds, 1) if best else None,
+            "cpu_seconds": round(best.cpu_seconds, 1) if best else None,
             "jobs": result.jobs,
             "scheduler": result.scheduler,
             "moves": result.moves,
@@ -398,10 +537,29 @@ def hunt(
         console.print(f"hunt N={n}: {result.seconds / 60:.1f} min with {result.jobs} searches "
                       f"({result.moves / 1e6:.0f} M moves); best state "
                       f"{best.conflicts if best else '-'} repeated cubes, "
-                      f"{(best.hunted_seconds if best else 0) / 60:.1f} min hunted in total; "
+                      f"{(best.hunted_seconds if best else 0) / 60:.1f} min hunted in total "
+                      f"({(best.cpu_seconds if best else 0) / 3600:.2f} CPU hours); "
                       f"saved in {state_dir / BEST_FILE}")
         if result.solution_text:
             console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
             console.print(result.solution_text, end="", markup=False)
     if result.status != "solved":
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def draw_plot(n: int, state_dir: Path, image: Path, json_out: bool) -> None:
+    """`hunt --plot`: the state directory's progress lines as a PNG."""
+    path = state_dir / PROGRESS_FILE
+    if not path.is_file():
+        fail(f"{path}: no progress file (run a hunt on {state_dir} first)")
+    rows = read_progress(path)
+    if not rows:
+        fail(f"{path}: no progress lines in it")
+    plot_progress(rows, n, image)
+    last = rows[-1]
+    if json_out:
+        print_json({"n": n, "plot": str(image), "points": len(rows), "best": last["best"],
+                    "cpu_seconds": last["cpu"], "wall_seconds": last.get("wall")})
+    else:
+        console.print(f"{image}: {len(rows)} points; best {last['best']} repeated cubes after "
+                      f"{last['cpu'] / 3600:.2f} CPU hours")

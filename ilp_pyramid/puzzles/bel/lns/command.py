@@ -8,6 +8,7 @@ passes first. The live line (best repeated cubes so far) goes to stderr, never w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -62,7 +63,10 @@ class LiveLine:
 
 
 def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | None,
-                    output: Path | None, json_out: bool) -> None:
+                    output: Path | None, json_out: bool,
+                    on_progress: Callable[[int, float], None] | None = None) -> None:
+    """The command's body. `on_progress(best, elapsed)`: called after every chunk of moves with
+    the fewest repeated cubes so far and the seconds since the start (for a caller's display)."""
     from ilp_pyramid.puzzles.bel.geometry import cell_count
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
 
@@ -70,7 +74,12 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
                       f"local search + {repair} repair")
     with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
-        outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=live.update)
+        def progress(p) -> None:
+            live.update(p)
+            if on_progress is not None:
+                on_progress(p.best, p.seconds)
+
+        outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=progress)
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
     if json_out:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
-from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
+from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labels
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
@@ -38,17 +38,27 @@ class Settings:
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
-    repair_time_limit: float = 30.0  # one repair may take this long at most
+    # one repair may take this long at most (5 s was measured together with the N=5 level 3,
+    # not apart from it: with repairs at 3, most covers are impossible and a long wait for one
+    # costs more than the next descent)
+    repair_time_limit: float = 5.0
+    xy_repairs: bool = True  # also the (small) X and Y repairs below the repair level
+    restart_from_best: bool = False  # restart from the best state, kicked, not from scratch
+    kick_swaps: int | None = None  # label exchanges of that kick (None: by N)
 
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
             return self.repair_at
-        return {1: 0, 2: 0, 3: 1, 4: 3, 5: 2}.get(n, 3)
+        # N=5 at 3 (not 2): 2.2x less CPU to a solution, measured over seeds (docs/hybrid.md)
+        return {1: 0, 2: 0, 3: 1, 4: 3, 5: 3}.get(n, 3)
 
     def restart_after(self, n: int) -> int:
         if self.restart_moves is not None:
             return self.restart_moves
         return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M, N=6: 250 M
+
+    def kick(self, n: int) -> int:
+        return self.kick_swaps if self.kick_swaps is not None else 2 * n
 
 
 @dataclass
@@ -94,11 +104,15 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
               start: np.ndarray | None = None,
               progress: Callable[[Progress], None] | None = None,
               should_stop: Callable[[], bool] | None = None,
-              on_best: Callable[[int, np.ndarray], None] | None = None) -> LnsOutcome:
+              on_best: Callable[[int, np.ndarray], None] | None = None,
+              shared_best: Callable[[], tuple[int, np.ndarray] | None] | None = None,
+              ) -> LnsOutcome:
     """Search until a verified solution, the time limit, or `should_stop()`.
 
     `start`: labels to begin from (a saved best state) instead of random ones.
     `on_best(conflicts, labels)` is called whenever the run's best improves.
+    `shared_best()`: the best state other searches found (a hunt's workers share theirs), or
+    None; a stalled descent restarts from it (kicked) when it beats this run's best.
     """
     if repair not in repairs.REPAIRS:
         raise ValueError(f"unknown repair {repair!r} (choose from {', '.join(repairs.REPAIRS)})")
@@ -142,7 +156,7 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
         if search.conflicts == 0:
             return finish(SOLVED, _verified(n, search.labels), "search")
         if search.conflicts <= level:
-            for family in _families(search.conflicts, level):
+            for family in _families(search.conflicts, level, settings.xy_repairs):
                 key = (family, search.labels[a.family != FAMILY_CODE[family]].tobytes())
                 if key in tried:
                     continue
@@ -163,17 +177,31 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
             descent_best, descent_mark = search.best, search.moves
         elif search.moves - descent_mark > restart_after:
             restarts += 1
-            search.reset(random_labels(n, rng))
+            search.reset(_restart_labels(n, settings, rng, best, best_labels, shared_best))
             descent_best, descent_mark = search.best, search.moves
         if progress is not None:
             progress(Progress(n, time.perf_counter() - began, best, search.conflicts,
                               search.moves, restarts, stats))
 
 
-def _families(conflicts: int, level: int) -> tuple[str, ...]:
+def _restart_labels(n: int, settings: Settings, rng: np.random.Generator, best: int,
+                    best_labels: np.ndarray,
+                    shared_best: Callable[[], tuple[int, np.ndarray] | None] | None,
+                    ) -> np.ndarray:
+    """Where a stalled descent starts again: a kicked copy of the best state known (another
+    search's, when it is better), or fresh random labels."""
+    other = shared_best() if shared_best is not None else None
+    if other is not None and other[0] < best:
+        return perturb(n, other[1], settings.kick(n), rng)
+    if settings.restart_from_best:
+        return perturb(n, best_labels, settings.kick(n), rng)
+    return random_labels(n, rng)
+
+
+def _families(conflicts: int, level: int, xy: bool = True) -> tuple[str, ...]:
     # The Z repair frees most lines and is the one that works; the X and Y repairs free only
     # N^2 lines each, so they are worth their (small) cost only at the lowest levels.
-    return ("Z", "X", "Y") if conflicts < level or level <= 1 else ("Z",)
+    return ("Z", "X", "Y") if xy and (conflicts < level or level <= 1) else ("Z",)
 
 
 def _verified(n: int, labels: np.ndarray) -> BelSolution:

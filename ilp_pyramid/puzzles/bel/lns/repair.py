@@ -141,12 +141,12 @@ def _solve_sat(problem: CoverProblem, time_limit: float | None, seed: int | None
 
 
 def _solve_sat_inline(clauses: list[list[int]], problem: CoverProblem):
-    from pysat.solvers import Solver
+    from ilp_pyramid.backends import base, sat
 
-    with Solver(name="kissat404", bootstrap_with=clauses) as engine:
-        if not engine.solve():
-            return IMPOSSIBLE, None, ""
-        true = set(lit for lit in engine.get_model() if lit > 0)
+    result = sat.solve_in_process(clauses, "kissat")
+    if result.status != base.OPTIMAL:
+        return IMPOSSIBLE, None, ""
+    true = set(lit for lit in result.model if lit > 0)
     return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
 
 
@@ -172,11 +172,13 @@ def cover_mip(problem: CoverProblem):
 
 
 def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None):
-    from ilp_pyramid.backends import base, mip
+    from ilp_pyramid import backends
+    from ilp_pyramid.backends import base
     from ilp_pyramid.backends.base import SolveOptions
 
     model, variables = cover_mip(problem)
-    result = mip.solve(model, "highs", SolveOptions(time_limit=time_limit, threads=1, seed=seed))
+    result = backends.solve(model, "highs",
+                            SolveOptions(time_limit=time_limit, threads=1, seed=seed))
     if result.has_solution:
         return SOLVED, [o for o, v in enumerate(variables)
                         if result.values.get(v.name, 0.0) > 0.5], ""
@@ -190,11 +192,13 @@ def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None
 # -- Dancing Links: the package's exact-cover engine ------------------------------------------
 
 def _solve_dlx(problem: CoverProblem, time_limit: float | None):
-    from ilp_pyramid.backends.exact_cover import solve_exact_cover
+    from ilp_pyramid import backends
+    from ilp_pyramid.backends.base import SolveOptions, Status
 
-    found = solve_exact_cover(problem.rows, problem.num_items, limit=1, time_limit=time_limit)
-    if found.solutions:
-        return SOLVED, found.solutions[0], ""
-    if found.exhausted:
+    result = backends.solve(backends.ExactCoverForm(problem.rows, problem.num_items), "dlx",
+                            SolveOptions(time_limit=time_limit))
+    if result.status == Status.SOLVED:
+        return SOLVED, result.rows, ""
+    if result.status == Status.INFEASIBLE:
         return IMPOSSIBLE, None, ""
     return TIMEOUT, None, "time limit"

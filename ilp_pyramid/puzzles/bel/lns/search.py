@@ -306,6 +306,21 @@ def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
     raise RuntimeError(f"no labelling met the counting condition for N={n}")  # pragma: no cover
 
 
+def perturb(n: int, labels: np.ndarray, swaps: int, rng: np.random.Generator) -> np.ndarray:
+    """`labels` with `swaps` random label exchanges between lines of the same length (so the
+    counting condition still holds): a kick away from a state to restart the search near it."""
+    from ilp_pyramid.puzzles.bel.lns.arrays import arrays
+
+    a = arrays(n)
+    out = np.array(labels, dtype=np.int32, copy=True)
+    for _ in range(swaps):
+        i = int(rng.integers(a.num_lines))
+        same = a.len_lines[a.len_start[a.line_len[i]]:a.len_start[a.line_len[i] + 1]]
+        j = int(rng.choice(same))
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
 class LocalSearch:
     """The compiled search's state for one N, with the best labelling seen so far."""
 

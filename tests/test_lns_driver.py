@@ -1,0 +1,32 @@
+"""The driver's restarts: from random labels, from its own best state, from a shared one."""
+
+from __future__ import annotations
+
+from test_lns_repair import known
+
+from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of
+from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT, Settings, solve_lns
+
+
+def test_a_stalled_descent_restarts_near_a_better_shared_state(fixtures):
+    solution = known(fixtures, 5)
+    asked: list[int] = []
+
+    def shared_best():
+        asked.append(1)
+        return 0, solution
+
+    # Restart after every chunk; the shared state (a known solution) is kicked by 2 label
+    # exchanges, close enough that the search or a repair finishes it within seconds, while
+    # the fresh random start it replaced needs far longer at N=5.
+    settings = Settings(chunk=20_000, restart_moves=1, kick_swaps=2, repair_at=3)
+    outcome = solve_lns(5, time_limit=60, seed=1, settings=settings, shared_best=shared_best)
+    assert asked and outcome.restarts >= 1
+    assert outcome.status == SOLVED and conflicts_of(5, outcome.best_labels) == 0
+
+
+def test_restarts_from_the_runs_own_best_keep_the_best_count(fixtures):
+    settings = Settings(chunk=20_000, restart_moves=1, restart_from_best=True)
+    outcome = solve_lns(6, time_limit=1.5, seed=2, settings=settings)
+    assert outcome.status == TIMEOUT and outcome.restarts >= 1
+    assert conflicts_of(6, outcome.best_labels) == outcome.best_conflicts > 0
