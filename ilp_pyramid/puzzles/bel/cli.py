@@ -54,10 +54,10 @@ CardOpt = typer.Option(None, "--card",
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
-# The best measured configuration per backend when no --strategy is given: over 6 seeds at
-# N=3, HiGHS took a median 3.64 s with value precedence on the centre lines against 4.79 s
-# plain (`ilp-pyramid bench --n 3 --solver highs --strategies
-# "none;LabelPermutationImportance" --repeat 6`); every other set we tried was slower.
+# The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
+# took a median 4.41 s with value precedence on the centre lines against 5.84 s plain (seeds
+# 0-2, docs/highs_strategies_n3.jsonl, written by docs/measure.sh); every other set measured
+# was slower.
 DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
 
 
@@ -166,8 +166,8 @@ def solve(
     --method lns.
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
-    formulation with LabelPermutationImportance (median 3.64 s against 4.79 s plain over 6
-    seeds at N=3; the geometric and full-precedence breakers were slower), CBC the plain
+    formulation with LabelPermutationImportance (median 4.41 s against 5.84 s plain over 3
+    seeds at N=3; the full-precedence breakers were slower), CBC the plain
     counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
     default off. The MIP solvers are the slow way here: HiGHS needs seconds at N=3 and
