@@ -123,7 +123,7 @@ def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
 def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):
     from ilp_pyramid.bench.records import read_results
 
-    path = ROOT / "docs" / "mip_vs_sat.jsonl"
+    path = ROOT / "tests" / "fixtures" / "bench" / "legacy_mip_vs_sat.jsonl"
     result = cli("bench", "report", path, "--table", "grid")
     assert result.code == 0, result.err
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in result.out.splitlines()
