@@ -9,7 +9,6 @@ import pytest
 
 from ilp_pyramid.bench.records import SCHEMA, append_record, read_results
 
-DOCS = Path(__file__).parent.parent / "docs"
 LEGACY = Path(__file__).parent / "fixtures" / "bench" / "legacy_mip_vs_sat.jsonl"
 
 
