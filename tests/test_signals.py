@@ -131,3 +131,20 @@ def test_hunt_stops_its_dask_workers_and_keeps_its_state(tmp_path, signum):
     time.sleep(1.0)
     check(child, signum)
     assert (state / "best.json").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_export_stops_and_leaves_no_file_behind(tmp_path, signum):
+    """An interrupted export writes nothing at the target and leaves no temp file, neither its
+    own beside the target nor PuLP's in the temp directory."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(temp)}
+    child = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "export", "7", "-o",
+                              "bel7.mps"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env, start_new_session=True)
+    time.sleep(1.5)  # building the N=7 model and writing its 50 MB of MPS take seconds
+    assert child.poll() is None, "finished before the signal: pick a larger N"
+    check(child, signum)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
+    assert list(temp.iterdir()) == []
