@@ -14,39 +14,13 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# The one parent-death helper of the package (moving to backends/process.py: swap this line).
 from ilp_pyramid.backends.process import die_with_parent
 
 POLL_SECONDS = 0.05
-
-
-class Stopped(Exception):
-    """The bench got SIGINT or SIGTERM: the running child is gone, finished records kept."""
-
-    def __init__(self, signum: int) -> None:
-        self.signum = signum
-        self.exit_code = 128 + signum  # 130 for SIGINT, 143 for SIGTERM
-        super().__init__(signal.Signals(signum).name)
-
-
-@contextmanager
-def stop_on_signals() -> Iterator[None]:
-    """Turn SIGINT and SIGTERM into `Stopped` while the bench runs, so that both end the
-    same way: the run's group killed, one line, exit 130 or 143."""
-    def raise_stopped(signum: int, _frame) -> None:
-        raise Stopped(signum)
-
-    previous = {sig: signal.signal(sig, raise_stopped) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @dataclass
@@ -64,7 +38,8 @@ class Measured:
 def run_process(argv: Sequence[str], kill_after: float) -> Measured:
     """Run `argv` as a child process group; kill the group after `kill_after` s.
 
-    An exception here (Stopped, KeyboardInterrupt) kills the group before it propagates.
+    An exception here (errors.Interrupted, any KeyboardInterrupt) kills the group before it
+    propagates.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         fork_kb = _rss_kb(Path("/proc/self"))

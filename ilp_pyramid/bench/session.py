@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ilp_pyramid.backends.process import interruptible
 from ilp_pyramid.bench.commands import CommandSpec
 from ilp_pyramid.bench.records import (
     ERROR,
@@ -28,9 +29,9 @@ from ilp_pyramid.bench.records import (
     plain_number,
     read_results,
 )
-from ilp_pyramid.bench.runner import Stopped, run_process, stop_on_signals
+from ilp_pyramid.bench.runner import run_process
 from ilp_pyramid.cli_common import console, err_console, fail
-from ilp_pyramid.errors import InputError
+from ilp_pyramid.errors import InputError, Interrupted
 
 if TYPE_CHECKING:
     import click
@@ -120,8 +121,8 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             quiet: bool = False) -> None:
     """Run every spec in turn; each record goes to `results` (if any) and `done` at once.
 
-    SIGINT/SIGTERM raise `Stopped` after the running child's group is killed; every finished
-    record is already in the file.
+    SIGINT/SIGTERM raise `errors.Interrupted` after the running child's group is killed;
+    every finished record is already in the file.
     """
     if not pending:
         return
@@ -129,7 +130,7 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
                         TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
                         console=err_console, transient=True,
                         disable=quiet or not err_console.is_terminal)
-    with stop_on_signals(), progress:
+    with interruptible(), progress:
         task = progress.add_task("bench", total=len(pending))
         for spec in pending:
             progress.update(task, description=spec.describe())
@@ -168,11 +169,11 @@ def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_afte
         console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
     try:
         run_all(pending, kill_after, results, done, bench_argv, quiet)
-    except Stopped as exc:
+    except Interrupted as exc:
         finished = sum(spec.key() in done for spec in pending)
         kept = f"; {finished} finished runs of this session kept in {results}" \
             if results is not None else ""
-        fail(f"interrupted by {exc}{kept}", exc.exit_code)
+        fail(f"interrupted by {signal.Signals(exc.signum).name}{kept}", exc.exit_code)
     return done, len(pending)
 
 
