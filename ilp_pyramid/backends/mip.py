@@ -38,9 +38,6 @@ def load_pulp():
     return pulp
 
 
-# Names older callers use.
-OPTIMAL, FEASIBLE, INFEASIBLE = Status.SOLVED, Status.FEASIBLE, Status.INFEASIBLE
-TIMEOUT, ERROR = Status.TIMEOUT, Status.ERROR
 
 
 def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from ilp_pyramid import backends
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError, SolverError
-from ilp_pyramid.puzzles.bel.cnf import add_strategy_clauses  # noqa: F401 - its old home
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
