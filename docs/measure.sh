@@ -7,6 +7,7 @@
 #   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh figures   # 2-6, then render the README
+#   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B="python -m ilp_pyramid bench"
@@ -14,7 +15,7 @@ B="python -m ilp_pyramid bench"
 # its file with --resume, which also skips runs a stopped stage had finished.
 fresh() { if [ "${FRESH:-1}" = 1 ]; then rm -f "$@"; fi; }
 
-stage=${1:?usage: measure.sh candidates|figures}
+stage=${1:?usage: measure.sh candidates|figures|cnf}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -44,7 +45,7 @@ ref=()
 if [ -n "${REF:-}" ]; then ref=(--external "ref=$REF {n}" --solved-if 'ref=^Solution:'); fi
 $B --resume --n 1..4 --repeat 5 --time-limit 600 --command 'auto=solve {n}' "${ref[@]}" \
    --results docs/auto.jsonl
-$B --resume --n 5 --repeat 10 --time-limit 600 --command 'auto=solve {n} --seed {seed}' \
+$B --resume --n 5 --repeat 10 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
    --results docs/auto.jsonl
 
 # 3. MIP against SAT on the whole model, every solver with its defaults.
@@ -72,6 +73,27 @@ $B --resume --repeat 3 --time-limit 600 --results docs/other_puzzles.jsonl \
 $B --resume --repeat 20 --time-limit 600 --results docs/other_puzzles.jsonl \
    --command 'sudoku-cube=sudoku-cube bench-one --seed {seed}'
 
+$B render README.md
+}
+
+cnf() {
+# 7. Our CNF against the reference tool's on its fastest published configuration (N=5,
+#    ConstructiveTripleDiagonal + YStep): the same solver (python-sat's Kissat 4.0.4, through
+#    `solve-cnf`), three clause shuffles each, interleaved. The reference's export (enum
+#    domain) takes 10-15 minutes and 2.3 GB; it is made once, into CNF_DIR, and kept.
+local dir=${CNF_DIR:-/tmp/ilp-pyramid-cnf}
+local hint=(--strategy ConstructiveTripleDiagonal --strategy YStep)
+mkdir -p "$dir"
+python -m ilp_pyramid export 5 "${hint[@]}" -o "$dir/ours_n5_ctd_ystep.cnf"
+if [ ! -s "$dir/ref_n5_ctd_ystep.cnf" ]; then
+  "${REF:?set REF=/path/to/bel_pyramid (the reference tool)}" 5 "${hint[@]}" \
+    --finite-domain enum --cnf "$dir/ref.tmp.cnf" --skip-solver > /dev/null
+  mv "$dir/ref.tmp.cnf" "$dir/ref_n5_ctd_ystep.cnf"
+fi
+fresh docs/cnf_vs_reference.jsonl
+$B --resume --repeat 3 --time-limit 3600 --results docs/cnf_vs_reference.jsonl \
+   --command "ours=solve-cnf $dir/ours_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json" \
+   --command "reference=solve-cnf $dir/ref_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json"
 $B render README.md
 }
 

@@ -32,6 +32,7 @@ ENTRIES = (
     ("export", "ilp_pyramid.puzzles.bel.cli", "export", False),
     ("read-solution", "ilp_pyramid.puzzles.bel.cli", "read_solution", False),
     ("models", "ilp_pyramid.puzzles.bel.cli", "models", False),
+    ("solve-cnf", "ilp_pyramid.cnf_command", "solve_cnf", False),
     ("strategies", "ilp_pyramid.puzzles.bel.info", "strategies", False),
     ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
     ("bench", "ilp_pyramid.bench.cli", "app", True),

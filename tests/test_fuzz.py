@@ -330,6 +330,18 @@ def test_fuzz_dimacs_certificates(workdir, exported, examples):
     fuzz(examples, st.tuples(certificates, headers), check)
 
 
+@pytest.mark.parametrize("examples", PROFILES)
+def test_fuzz_dimacs_files(workdir, examples):
+    """solve-cnf reads any DIMACS a user hands it: a mutated small CNF is solved, refuted
+    (exit 1) or named as bad input (exit 2, one line), never a crash."""
+    good = "c small\np cnf 3 4\n1 2 0\n-1 3 0\n-2 -3 0\n2 3 0\n"
+    assert run_cli("solve-cnf", written(workdir, "good.cnf")(good)).code == 0
+    write = written(workdir, "fuzz.cnf")
+    strategy = st.one_of(mutated(good), st.text(max_size=200),
+                         st.lists(token, max_size=20).map(lambda ts: "p cnf 3 1\n" + " ".join(ts)))
+    fuzz(examples, strategy, lambda text: contract(run_cli("solve-cnf", write(text), "--json")))
+
+
 # --- IQ: given boards (2-D, 3-D, JSON) and piece sets -----------------------------------------
 
 @pytest.mark.parametrize("examples", PROFILES)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ilp_pyramid.bench.records import read_results
+from ilp_pyramid.bench.records import plain_number, read_results
 from ilp_pyramid.bench.summary import (
     CONFIG_FIELDS,
     config_of,
@@ -101,13 +101,15 @@ def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
                                                   (config_of(r)[CONFIG_FIELDS.index(name)]
                                                    for r in records))]
     headers = [{"label": "run", "n": "N"}.get(name, name) for name in used] + [
-        "repeat", "seed", "status", "wall s", "CPU s", "load before", "load after", "date"]
+        "repeat", "seed", "status", "wall s", "CPU s", "solve s", "load before", "load after",
+        "date"]
     cells = []
     for record in records:
         config = config_of(record)
         cells.append([str(config[CONFIG_FIELDS.index(name)]) or "-" for name in used] + [
             str(record.get("repeat", "-")), str(record.get("seed", "-")), record["status"],
             fmt_seconds(record.get("wall_seconds")), fmt_seconds(record.get("cpu_seconds")),
+            fmt_seconds(record["seconds"] if plain_number(record.get("seconds")) else None),
             _load(record.get("load_before")), _load(record.get("load_after")),
             str(record.get("date") or "-")[:10]])
     return headers, cells

@@ -71,6 +71,9 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> di
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
+        if data:  # model sizes, when the command reports them (solve-cnf: clauses)
+            record.update(variables=_number(data.get("variables")),
+                          constraints=_number(data.get("constraints", data.get("clauses"))))
         return record
     if data is None:
         record.update(status=ERROR, seconds=measured.wall_seconds,

@@ -6,13 +6,18 @@ Generic over formulas: a puzzle adds its own comment lines (variable maps, heade
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.parsing import parse_ints
+from ilp_pyramid.parsing import MAX_DIGITS, parse_int, parse_ints
 
 # The SAT competition's status words, as `s <WORD>` lines carry them.
 SATISFIABLE, UNSATISFIABLE, UNKNOWN = "SATISFIABLE", "UNSATISFIABLE", "UNKNOWN"
+# A literal token: what parse_int takes (int() alone also reads "1_0", " ²", "+ 1").
+_DIGITS = re.compile(rf"-?[0-9]{{1,{MAX_DIGITS}}}")
+_ODD = re.compile(r"[^ \t\n\r0-9-]")
 
 
 def clause_lines(clauses: Sequence[Sequence[int]]) -> list[str]:
@@ -75,3 +80,73 @@ def _status_word(word: str, number: int) -> str:
 
 def _literals(text: str, number: int) -> list[int]:
     return parse_ints(text, f"line {number}", "a literal")
+
+
+@dataclass
+class Dimacs:
+    """A CNF as read from DIMACS text: the header's variable count and the clauses."""
+
+    num_variables: int
+    clauses: list[list[int]]
+
+
+def read_dimacs(text: str) -> Dimacs:
+    """Parse DIMACS CNF text strictly: one `p cnf V C` header before any clause, every
+    literal an integer in [-V, V] \\ {0}, C clauses each ended by `0`.
+
+    Files of millions of clauses (the reference tool's exports) are read in one pass over the
+    tokens; anything else than comments, the header and literals is an InputError naming it.
+    """
+    header = None
+    body: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("c") or line == "%":  # '%': SATLIB's end marker
+            if line == "%":
+                break
+            continue
+        if line.startswith("p"):
+            if header is not None:
+                raise InputError(f"line {number}: a second 'p' header")
+            words = line.split()
+            if len(words) != 4 or words[1] != "cnf":
+                raise InputError(f"line {number}: expected 'p cnf <variables> <clauses>', "
+                                 f"got {line[:40]!r}")
+            header = (parse_int(words[2], f"line {number}", "a variable count"),
+                      parse_int(words[3], f"line {number}", "a clause count"))
+            if min(header) < 0:
+                raise InputError(f"line {number}: negative count in the header")
+            continue
+        if header is None:
+            raise InputError(f"line {number}: a clause before the 'p cnf' header")
+        body.append(line)
+    if header is None:
+        raise InputError("no 'p cnf <variables> <clauses>' header: not a DIMACS CNF file")
+    num_variables, num_clauses = header
+    clause_text = "\n".join(body)
+    tokens = clause_text.split()
+    # One C-speed scan for anything but ASCII digits, '-' and blanks (int() alone would take
+    # '1_0' and non-ASCII digits); then int() can only fail on misplaced '-' or huge tokens.
+    odd = _ODD.search(clause_text)
+    try:
+        if odd is not None:
+            raise ValueError
+        values = [int(token) for token in tokens]
+    except ValueError:
+        bad = next(t for t in tokens if _DIGITS.fullmatch(t) is None)
+        raise InputError(f"{bad[:40]!r} is not a literal") from None
+    clauses: list[list[int]] = []
+    start = 0
+    for end, value in enumerate(values):
+        if value == 0:
+            clauses.append(values[start:end])
+            start = end + 1
+        elif not -num_variables <= value <= num_variables:
+            raise InputError(f"literal {value} is outside the header's {num_variables} "
+                             f"variables")
+    if start != len(values):
+        raise InputError("the last clause is not ended by 0")
+    if len(clauses) != num_clauses:
+        raise InputError(f"the header declares {num_clauses} clauses, the file has "
+                         f"{len(clauses)}")
+    return Dimacs(num_variables, clauses)

@@ -8,7 +8,8 @@ Variables:
 Encodings of y ("cell shows cube"):
 - "counts" (default): for every ordered label triple (a, b, d) one clause
   x[X,a] & x[Y,b] & x[Z,d] -> y[cell, cube{a,b,d}], plus the converse read off the label
-  counts of the cube (y -> every label of the cube occurs often enough on the three lines).
+  counts of the cube (y -> every label of the cube occurs often enough on the three lines),
+  plus the implied y -> "each of the cell's lines carries a label of the cube".
   y is then exactly "the cell shows k" and no other variable is needed.
 - "support": the forward clauses only. A true y may be spurious, but it still uses up its
   cube, so "at most one cell per cube" keeps the model exact; fewer clauses, weaker propagation.
@@ -228,14 +229,23 @@ def _backward(geo: Pyramid, x, y, clauses: list[list[int]]) -> None:
     With one label per line, "at least count(l) of the 3 lines carry l" for every l of k fills
     all three lines, so this is the exact converse. "At least m of 3" is: every 4-m of the
     three lines contain one that carries l.
+
+    Implied, and added for propagation: y[c, k] -> each line of c carries one of k's labels.
+    Without them, a line fixed to a label outside k (a YStep line, a decision) kills y[c, k]
+    only through a pigeonhole argument the solver must learn; with them, by unit propagation,
+    so "one cell per cube" sees at once which cells are left for k. Measured on N=5 with
+    ConstructiveTripleDiagonal + YStep: see docs/sat.md.
     """
     for c, lines in enumerate(geo.cell_lines):
         for k, cube in enumerate(geo.cubes):
             yk = -y[c][k]
-            for label in set(cube):
+            labels = sorted(set(cube))
+            for label in labels:
                 need = cube.count(label)
                 for group in combinations(lines, 4 - need):
                     clauses.append([yk] + [x[i][label] for i in group])
+            if len(labels) > 1:  # for (l,l,l) the clauses above already say it
+                clauses.extend([yk] + [x[i][label] for label in labels] for i in lines)
 
 
 def _rotations(geo: Pyramid, x, y, pool: IDPool, clauses: list[list[int]]) -> None:

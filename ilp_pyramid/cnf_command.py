@@ -1,0 +1,107 @@
+"""`ilp-pyramid solve-cnf`: any DIMACS file through the package's SAT door.
+
+For comparing encodings on the same solver: our exported CNF against another tool's (the
+reference's `--cnf` export), each with its clauses shuffled by `--seed`, timed the same way.
+Knows no puzzle: the model is checked against every clause of the file (`verify/cnf.py`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    EXIT_TIMEOUT,
+    Json,
+    TimeLimit,
+    console,
+    fail,
+    load_input,
+    print_json,
+)
+
+
+def solve_cnf(
+    cnf_file: Path = typer.Argument(..., help="DIMACS CNF file (.cnf, or .cnf.gz)."),
+    solver: str = typer.Option("kissat", "--solver", "-s",
+                               help="A SAT solver of python-sat (see `solve --help`)."),
+    seed: int = typer.Option(0, "--seed", min=0,
+                             help="Shuffle the clauses and their literals with this seed "
+                                  "(0: as in the file). CDCL solvers are deterministic: the "
+                                  "order is what makes a repeat a new sample."),
+    time_limit: float = TimeLimit,
+    certificate: Path = typer.Option(None, "--certificate", "-o",
+                                     help="Write the model as 's'/'v' lines (the SAT "
+                                          "competition format)."),
+    json_out: bool = Json,
+) -> None:
+    """Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model checked
+    against every clause), 1 UNSATISFIABLE, 3 time limit.
+
+    `solve_seconds` is the solver's time from handing it the (shuffled) clauses to its answer;
+    reading and shuffling the file are `read_seconds`, outside it.
+    """
+    from ilp_pyramid import backends
+    from ilp_pyramid.backends.base import SolveOptions, Status
+    from ilp_pyramid.backends.sat import resolve, shuffled
+    from ilp_pyramid.errors import SolverError
+    from ilp_pyramid.formats.dimacs import read_dimacs
+
+    try:
+        real = resolve(solver)
+    except SolverError as exc:
+        fail(str(exc))
+    if real == "cpsat":
+        fail("solve-cnf takes python-sat's solvers (cpsat reads no DIMACS here)")
+    start = time.perf_counter()
+    cnf = load_input(cnf_file, read_dimacs)
+    clauses = shuffled(cnf.clauses, seed)
+    read_seconds = time.perf_counter() - start
+    result = backends.solve(clauses, real, SolveOptions(time_limit=time_limit))
+    report = {"file": str(cnf_file), "solver": real, "seed": seed,
+              "variables": cnf.num_variables, "clauses": len(cnf.clauses),
+              "status": result.status.value, "read_seconds": round(read_seconds, 3),
+              "solve_seconds": round(result.seconds, 3)}
+    if result.status == Status.SOLVED:
+        _check(clauses, result.model, cnf_file)
+        if certificate is not None:
+            _write_certificate(certificate, result.model)
+    elif result.message:
+        report["message"] = result.message
+    if json_out:
+        print_json(report)
+    else:
+        word = {Status.SOLVED: "SATISFIABLE", Status.INFEASIBLE: "UNSATISFIABLE",
+                Status.TIMEOUT: "UNKNOWN (time limit)"}.get(result.status, "ERROR")
+        console.print(f"s {word}", markup=False)
+        console.print(f"c {real}, seed {seed}: {cnf.num_variables:,} variables, "
+                      f"{len(cnf.clauses):,} clauses; solve {result.seconds:.2f} s, read "
+                      f"{read_seconds:.2f} s" + ("; model satisfies every clause"
+                                                if result.status == Status.SOLVED else ""),
+                      markup=False, soft_wrap=True)
+    if result.status == Status.INFEASIBLE:
+        raise typer.Exit(EXIT_NO_SOLUTION)
+    if result.status == Status.TIMEOUT:
+        raise typer.Exit(EXIT_TIMEOUT)
+    if result.status != Status.SOLVED:
+        fail(f"{real}: {result.message or result.status.value}", EXIT_NO_SOLUTION)
+
+
+def _check(clauses, model, cnf_file: Path) -> None:
+    from ilp_pyramid.verify.cnf import unsatisfied
+
+    bad = unsatisfied(clauses, model)
+    if bad:
+        fail(f"{cnf_file}: the solver's model leaves clause(s) {bad} unsatisfied; not printed",
+             EXIT_NO_SOLUTION)
+
+
+def _write_certificate(path: Path, model) -> None:
+    from ilp_pyramid.formats.dimacs import SATISFIABLE
+    from ilp_pyramid.formats.fileio import write_atomic
+
+    values = " ".join(map(str, model))
+    write_atomic(path, f"s {SATISFIABLE}\nv {values} 0\n")
