@@ -102,9 +102,14 @@ def test_neighbourhood_grows_after_fast_answers(fixtures):
 
 
 @pytest.mark.parametrize("hood", ["region", "region2"])
-def test_driver_with_region_repairs_solves_n4(hood):
-    outcome = solve_lns(4, seed=1, time_limit=60, settings=Settings(neighbourhood=hood))
+def test_driver_solves_n3_by_region_repairs_alone(hood):
+    # no whole-family repairs (repair_at=0): the region repair at <= 4 repeated cubes must do it
+    settings = Settings(neighbourhood=hood, repair_at=0, region_at=4, region_time_limit=30)
+    outcome = solve_lns(3, seed=1, time_limit=120, settings=settings)
     assert outcome.status == RUN_SOLVED
+    assert outcome.solved_by in ("repair region", "search")
+    assert outcome.repairs[("region", "solved")] == (outcome.solved_by == "repair region")
+    assert sum(count for (kind, _), count in outcome.repairs.items() if kind == "region") >= 1
     assert verify_solution(outcome.solution).valid
 
 
