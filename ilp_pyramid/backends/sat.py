@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import Interrupted, SolverError
 
 OPTIMAL, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 
@@ -269,6 +269,8 @@ class SatSession:
 
         `infeasible` means no model with these assumptions; `timeout` that the limit passed.
         """
+        from pysat.solvers import pysolvers
+
         engine = self._engine
         if phases:
             engine.set_phases(list(phases))
@@ -284,7 +286,14 @@ class SatSession:
                                   message=f"no answer within {time_limit:g} s")
                 began = time.perf_counter()
                 engine.conf_budget(self._slice)
-                found = engine.solve_limited(assumptions=assumed)
+                try:
+                    found = engine.solve_limited(assumptions=assumed)
+                except pysolvers.error as exc:
+                    # in the main thread python-sat catches SIGINT itself and raises this
+                    if "interrupt" not in str(exc):
+                        raise
+                    process.last_signal = signal.SIGINT
+                    raise Interrupted(signal.SIGINT) from None
                 took = time.perf_counter() - began
                 if found is None:  # the budget ran out: size the next slice to the target
                     scale = self._SLICE_SECONDS / max(took, 1e-3)
