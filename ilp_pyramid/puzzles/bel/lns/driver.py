@@ -186,40 +186,32 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         if search.conflicts == 0:
             return finish(SOLVED, _verified(n, search.labels), "search")
         if search.conflicts <= max(level, region_level):
-            families = (_families(search.conflicts, level, settings.xy_repairs)
-                        if search.conflicts <= level else ())
-            for family in families:
-                key = (family, search.labels[a.family != FAMILY_CODE[family]].tobytes())
-                if key in tried:
+            labels = search.labels
+            attempts = []  # (kind, state key, time limit, the repair)
+            if search.conflicts <= level:
+                for family in _families(search.conflicts, level, settings.xy_repairs):
+                    attempts.append((family, labels[a.family != FAMILY_CODE[family]].tobytes(),
+                                     settings.repair_time_limit,
+                                     lambda limit, f=family, lab=labels: repairs.repair(
+                                         n, lab, f, repair, limit, seed)))
+            if region is not None:
+                attempts.append(("region", labels.tobytes(), settings.region_time_limit,
+                                 lambda limit, lab=labels: region.attempt(lab, rng, limit)))
+            for kind, state, limit, attempt in attempts:
+                if (kind, state) in tried:
                     continue
-                tried.add(key)
-                limit = settings.repair_time_limit
+                tried.add((kind, state))
                 if deadline is not None:
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
-                result = repairs.repair(n, search.labels, family, repair, limit, seed)
-                stats[(family, result.status)] += 1
+                result = attempt(limit)
+                stats[(kind, result.status)] += 1
                 spent[0] += result.seconds
                 spent[1] = max(spent[1], result.seconds)
                 if result.status == repairs.SOLVED:
                     best, best_labels = 0, result.labels
                     if on_best is not None:
                         on_best(0, best_labels)
-                    return finish(SOLVED, _verified(n, result.labels), f"repair {family}")
-            key = ("region", search.labels.tobytes())
-            if region is not None and key not in tried:
-                tried.add(key)
-                limit = settings.region_time_limit
-                if deadline is not None:
-                    limit = min(limit, max(0.05, deadline - time.perf_counter()))
-                result = region.attempt(search.labels, rng, limit)
-                stats[("region", result.status)] += 1
-                spent[0] += result.seconds
-                spent[1] = max(spent[1], result.seconds)
-                if result.status == repairs.SOLVED:
-                    best, best_labels = 0, result.labels
-                    if on_best is not None:
-                        on_best(0, best_labels)
-                    return finish(SOLVED, _verified(n, result.labels), "repair region")
+                    return finish(SOLVED, _verified(n, result.labels), f"repair {kind}")
         if search.best < descent_best:
             descent_best, descent_mark = search.best, search.moves
         elif search.moves - descent_mark > restart_after:
