@@ -131,3 +131,9 @@ def test_hunt_ctrl_c_stops_within_two_seconds_and_keeps_the_best(tmp_path):
     state = load_best(tmp_path, 6)
     assert state is not None and meets_counting(6, state.labels)
     assert state.hunted_seconds > 0
+
+
+def test_hunt_rejects_an_unknown_neighbourhood(cli, tmp_path):
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--neighbourhood", "ring")
+    assert result.code == 2
+    assert "unknown neighbourhood 'ring'" in result.err and result.err.count("\n") <= 1

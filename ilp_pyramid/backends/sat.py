@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import Interrupted, SolverError
 
 OPTIMAL, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 
@@ -233,3 +233,82 @@ def _death(exitcode: int | None) -> str:
         hint = " (out of memory?)" if name == "SIGKILL" else ""
         return f"the solver process was killed by {name}{hint}"
     return f"the solver process exited with code {exitcode} without an answer"
+
+
+
+class SatSession:
+    """One incremental solver kept across many solves: assumptions, a time limit, phases.
+
+    Learnt clauses carry over from one `solve` to the next, which is the point of keeping the
+    solver (many related solves under different assumptions). python-sat's CaDiCaL 1.9.5
+    holds the GIL while it searches and ignores `expect_interrupt`, so a solve runs as a
+    series of short slices (a conflict budget each, sized to about 0.1 s): between two slices
+    the clock is read and, in the main thread, SIGINT/SIGTERM raise `errors.Interrupted`.
+    Only solvers with a conflict budget are accepted (CaDiCaL 1.9.5, Glucose, MiniSat, ...).
+    """
+
+    _SLICE_SECONDS = 0.1
+
+    def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195"):
+        from pysat.solvers import Solver
+
+        real = resolve(solver)
+        if real == CPSAT or real.startswith(("kissat", "cadical153", "cadical103", "cadical300",
+                                             "lingeling")):
+            raise SolverError(f"{solver!r} takes no conflict budget; use cadical195")
+        self.name = real
+        self._engine = Solver(name=real, bootstrap_with=clauses)
+        self._slice = 1000  # conflicts per slice, adapted to _SLICE_SECONDS
+
+    def add_clause(self, clause: Sequence[int]) -> None:
+        self._engine.add_clause(list(clause))
+
+    def solve(self, assumptions: Sequence[int] = (), time_limit: float | None = None,
+              phases: Sequence[int] | None = None) -> Result:
+        """Satisfiable under `assumptions`? `phases`: literals whose polarity is tried first.
+
+        `infeasible` means no model with these assumptions; `timeout` that the limit passed.
+        """
+        from pysat.solvers import pysolvers
+
+        engine = self._engine
+        if phases:
+            engine.set_phases(list(phases))
+        assumed = list(assumptions)
+        # a new solve may be much slower per conflict than the last one (other assumptions)
+        self._slice = max(20, self._slice // 4)
+        start = time.perf_counter()
+        found = None
+        with process.interruptible():
+            while found is None:
+                if time_limit is not None and time.perf_counter() - start >= time_limit:
+                    return Result(self.name, TIMEOUT, time.perf_counter() - start,
+                                  message=f"no answer within {time_limit:g} s")
+                began = time.perf_counter()
+                engine.conf_budget(self._slice)
+                try:
+                    found = engine.solve_limited(assumptions=assumed)
+                except pysolvers.error as exc:
+                    # in the main thread python-sat catches SIGINT itself and raises this
+                    if "interrupt" not in str(exc):
+                        raise
+                    process.last_signal = signal.SIGINT
+                    raise Interrupted(signal.SIGINT) from None
+                took = time.perf_counter() - began
+                if found is None:  # the budget ran out: size the next slice to the target
+                    scale = self._SLICE_SECONDS / max(took, 1e-3)
+                    self._slice = int(min(max(self._slice * min(max(scale, 0.5), 2.0), 20),
+                                          1_000_000))
+        seconds = time.perf_counter() - start
+        if found:
+            return Result(self.name, OPTIMAL, seconds, model=engine.get_model())
+        return Result(self.name, INFEASIBLE, seconds)
+
+    def close(self) -> None:
+        self._engine.delete()
+
+    def __enter__(self) -> SatSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

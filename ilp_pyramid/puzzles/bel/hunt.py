@@ -143,7 +143,7 @@ def process_cpu() -> float:
 
 
 def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
-              repair: str, token: str) -> dict:
+              repair: str, token: str, neighbourhood: str = "family") -> dict:
     """Runs on a Dask worker: one search; best states and CPU time reported to the scheduler,
     the hunt's best state (a Dask Variable the client keeps) read back so that a stalled
     descent restarts from it."""
@@ -200,7 +200,8 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
 
     begin = np.asarray(start, dtype=np.int32) if start is not None else None
     outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, start=begin,
-                        settings=Settings(restart_from_best=True), on_best=on_best,
+                        settings=Settings(restart_from_best=True,
+                                          neighbourhood=neighbourhood), on_best=on_best,
                         should_stop=should_stop, shared_best=shared_best)
     flush(beat=True)
     return {
@@ -351,7 +352,7 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
 
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
-             say=lambda text: None) -> HuntResult:
+             say=lambda text: None, neighbourhood: str = "family") -> HuntResult:
     """Hunt for `time_limit` seconds (None: until solved or interrupted)."""
     import dask
     from distributed import Client, Event, LocalCluster, Variable
@@ -407,7 +408,7 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
             hunt.log(None)
             budget = None if deadline is None else max(0.0, deadline - time.monotonic())
             futures = [client.submit(hunt_task, n, base_seed + i, start,
-                                     budget, repair, token, pure=False,
+                                     budget, repair, token, neighbourhood, pure=False,
                                      key=f"bel-hunt-{token}-{i}")
                        for i in range(jobs)]
             say(f"hunting N={n} with {jobs} searches on {where}")
@@ -478,6 +479,11 @@ def hunt(
                                   help="Address of a Dask scheduler (tcp://host:8786); "
                                        "default: a local cluster."),
     repair: str = typer.Option("sat", "--repair", help="sat | mip | dlx (see solve --help)."),
+    neighbourhood: str = typer.Option(
+        "family", "--neighbourhood",
+        help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "
+             "SAT re-labels the lines through the repeated cubes plus crossing lines) | "
+             "region2 (the same, one family kept fixed) (docs/hybrid.md)."),
     plot: Path = typer.Option(None, "--plot",
                               help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
                                    "against CPU hours) into this PNG file."),
@@ -494,12 +500,15 @@ def hunt(
     solution, 130 interrupted (the best state is kept).
     """
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
+    from ilp_pyramid.puzzles.bel.lns.driver import NEIGHBOURHOODS
     from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
     if not 2 <= n <= MAX_N:
         fail(f"N must be between 2 and {MAX_N} (got {n})")
     if repair not in REPAIRS:
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
+    if neighbourhood not in NEIGHBOURHOODS:
+        fail(f"unknown neighbourhood {neighbourhood!r} (choose from {', '.join(NEIGHBOURHOODS)})")
     if state_dir.exists() and not state_dir.is_dir():
         fail(f"--state-dir {state_dir} is a file, not a directory")
     if time_limit is not None and minutes is not None:
@@ -514,7 +523,8 @@ def hunt(
         if not json_out:
             err_console.print(text, markup=False)
 
-    result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed, say=say)
+    result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed, say=say,
+                      neighbourhood=neighbourhood)
     best = result.best
     if json_out:
         print_json({

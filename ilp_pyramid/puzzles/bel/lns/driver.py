@@ -20,11 +20,13 @@ import numpy as np
 
 from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
+from ilp_pyramid.puzzles.bel.lns.region import RegionNeighbourhood
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labels
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SOLVED, TIMEOUT, STOPPED = "solved", "timeout", "stopped"
+NEIGHBOURHOODS = ("family", "region", "region2")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,21 @@ class Settings:
     xy_repairs: bool = True  # also the (small) X and Y repairs below the repair level
     restart_from_best: bool = False  # restart from the best state, kicked, not from scratch
     kick_swaps: int | None = None  # label exchanges of that kick (None: by N)
+    # "family": whole-family repairs only; "region": also SAT re-labels the lines through the
+    # conflicting cells plus crossing lines (lns/region.py), all three families free there;
+    # "region2": the same with one family (drawn per repair) kept fixed in the region
+    neighbourhood: str = "family"
+    region_time_limit: float = 2.0  # one region repair; the region grows while answers come
+    region_at: int | None = None  # region repairs at this many repeated cubes (None: by N)
+    # at most this share of the run's wall time goes to region repairs (with the CNF's
+    # build): unbounded, they starved the N=6 descent to 0.13 M moves in 73 CPU s
+    region_share: float = 0.2
+
+    def region_level(self, n: int) -> int:
+        if self.region_at is not None:
+            return self.region_at
+        # N=6 descents rarely get below 4-6 (docs/hybrid.md): region repairs start higher there
+        return max(self.repair_level(n), 6 if n >= 6 else 0)
 
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
@@ -117,12 +134,28 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
     if repair not in repairs.REPAIRS:
         raise ValueError(f"unknown repair {repair!r} (choose from {', '.join(repairs.REPAIRS)})")
     settings = settings or Settings()
+    if settings.neighbourhood not in NEIGHBOURHOODS:
+        raise ValueError(f"unknown neighbourhood {settings.neighbourhood!r} "
+                         f"(choose from {', '.join(NEIGHBOURHOODS)})")
+    region = (RegionNeighbourhood(n, two_free=settings.neighbourhood == "region2")
+              if settings.neighbourhood != "family" else None)
+    try:
+        return _solve(n, repair, time_limit, seed, settings, start, progress, should_stop,
+                      on_best, shared_best, region)
+    finally:
+        if region is not None:
+            region.close()
+
+
+def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, on_best,
+           shared_best, region) -> LnsOutcome:
     began = time.perf_counter()
     deadline = None if time_limit is None else began + time_limit
     seed = 0 if seed is None else int(seed)
     rng = np.random.default_rng(seed)
     a = arrays(n)
     level = settings.repair_level(n)
+    region_level = settings.region_level(n) if region is not None else level
     restart_after = settings.restart_after(n)
     first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
     search = LocalSearch(n, first, seed)
@@ -132,6 +165,7 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
     stats: Counter = Counter()
     restarts = 0
     spent = [0.0, 0.0]  # seconds in repairs, slowest repair
+    region_spent = [0.0]  # wall seconds in region repairs, the solver's set-up included
     descent_best, descent_mark = search.best, 0
     if on_best is not None:
         on_best(best, best_labels)
@@ -147,7 +181,7 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
         if should_stop is not None and should_stop():
             return finish(STOPPED)
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
-                   stop_at=level, p_scan=settings.p_scan)
+                   stop_at=max(level, region_level), p_scan=settings.p_scan)
         if search.best < best:
             best = search.best
             best_labels = search.best_labels.copy()
@@ -155,24 +189,37 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
                 on_best(best, best_labels)
         if search.conflicts == 0:
             return finish(SOLVED, _verified(n, search.labels), "search")
-        if search.conflicts <= level:
-            for family in _families(search.conflicts, level, settings.xy_repairs):
-                key = (family, search.labels[a.family != FAMILY_CODE[family]].tobytes())
-                if key in tried:
+        if search.conflicts <= max(level, region_level):
+            labels = search.labels
+            attempts = []  # (kind, state key, time limit, the repair)
+            if search.conflicts <= level:
+                for family in _families(search.conflicts, level, settings.xy_repairs):
+                    attempts.append((family, labels[a.family != FAMILY_CODE[family]].tobytes(),
+                                     settings.repair_time_limit,
+                                     lambda limit, f=family, lab=labels: repairs.repair(
+                                         n, lab, f, repair, limit, seed)))
+            if region is not None and region_spent[0] <= settings.region_share * (
+                    time.perf_counter() - began):
+                attempts.append(("region", labels.tobytes(), settings.region_time_limit,
+                                 lambda limit, lab=labels: region.attempt(lab, rng, limit)))
+            for kind, state, limit, attempt in attempts:
+                if (kind, state) in tried:
                     continue
-                tried.add(key)
-                limit = settings.repair_time_limit
+                tried.add((kind, state))
                 if deadline is not None:
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
-                result = repairs.repair(n, search.labels, family, repair, limit, seed)
-                stats[(family, result.status)] += 1
+                before = time.perf_counter()
+                result = attempt(limit)
+                if kind == "region":
+                    region_spent[0] += time.perf_counter() - before
+                stats[(kind, result.status)] += 1
                 spent[0] += result.seconds
                 spent[1] = max(spent[1], result.seconds)
                 if result.status == repairs.SOLVED:
                     best, best_labels = 0, result.labels
                     if on_best is not None:
                         on_best(0, best_labels)
-                    return finish(SOLVED, _verified(n, result.labels), f"repair {family}")
+                    return finish(SOLVED, _verified(n, result.labels), f"repair {kind}")
         if search.best < descent_best:
             descent_best, descent_mark = search.best, search.moves
         elif search.moves - descent_mark > restart_after:

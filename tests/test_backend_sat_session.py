@@ -1,0 +1,65 @@
+"""backends.sat.SatSession: one incremental solver, assumptions, phases, a kept time limit."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from pysat.examples.genhard import PHP
+
+from ilp_pyramid.backends import sat
+from ilp_pyramid.errors import SolverError
+
+
+def test_session_answers_under_assumptions_and_keeps_the_solver():
+    clauses = [[1, 2], [-1, -2], [2, 3]]
+    with sat.SatSession(clauses) as session:
+        result = session.solve([1])
+        assert result.status == sat.OPTIMAL and result.model[:3] == [1, -2, 3]
+        assert session.solve([1, 2]).status == sat.INFEASIBLE
+        # the assumptions held for one call only
+        assert session.solve([2], phases=[-3]).status == sat.OPTIMAL
+        session.add_clause([-3])
+        assert session.solve([1]).status == sat.INFEASIBLE
+
+
+def test_session_keeps_the_time_limit_on_a_hard_instance():
+    hard = PHP(10).clauses  # 11 pigeons, 10 holes: far beyond a second for CDCL
+    with sat.SatSession(hard) as session:
+        start = time.perf_counter()
+        result = session.solve(time_limit=0.3)
+        assert result.status == sat.TIMEOUT
+        assert time.perf_counter() - start < 2.0
+
+
+def test_session_refuses_solvers_without_a_conflict_budget():
+    with pytest.raises(SolverError, match="conflict budget"):
+        sat.SatSession([[1]], "kissat")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_session_solve_within_two_seconds(signum):
+    code = ("import sys\n"
+            "from pysat.examples.genhard import PHP\n"
+            "from ilp_pyramid.backends.sat import SatSession\n"
+            "from ilp_pyramid.errors import Interrupted\n"
+            "session = SatSession(PHP(12).clauses)\n"
+            "print('ready', flush=True)\n"
+            "try:\n"
+            "    session.solve()\n"
+            "except Interrupted as stop:\n"
+            "    sys.exit(128 + stop.signum)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(0.5)  # inside the solve
+        child.send_signal(signum)
+        sent = time.perf_counter()
+        assert child.wait(timeout=10) == 128 + signum
+        assert time.perf_counter() - sent < 2.0
+    finally:
+        child.kill()
+        child.wait()
