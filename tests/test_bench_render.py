@@ -136,3 +136,18 @@ def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):
         assert row[10] == f"{record['variables']:,}" and row[11] == f"{record['constraints']:,}"
         assert row[-1] == "- (legacy)"
     assert f"{len(records)} legacy records" in result.out
+
+
+def test_runs_table_shows_the_solve_seconds_and_only_seeds_a_command_took(cli, tmp_path):
+    took_seed = {**_record("a", 5, 2, 10.0, 9.0), "template": "solve {n} --seed {seed}",
+                 "seconds": 8.25}
+    by_repeat = {**_record("b", 5, 2, 20.0, 19.0), "template": "solve-cnf f --seed {repeat}",
+                 "seconds": 17.5}
+    path = tmp_path / "runs.jsonl"
+    _write(path, [took_seed, by_repeat])
+    result = cli("bench", "report", path, "--table", "runs")
+    assert result.code == 0, result.err
+    header = next(line for line in result.out.splitlines() if line.startswith("| run"))
+    columns = [c.strip() for c in header.strip("|").split("|")]
+    rows = [dict(zip(columns, row, strict=True)) for row in _table_rows(result.out)]
+    assert [(r["seed"], r["solve s"]) for r in rows] == [("1", "8.25"), ("-", "17.50")]

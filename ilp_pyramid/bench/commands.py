@@ -92,7 +92,9 @@ class CommandSpec:
         return {"label": self.label, "template": self.template.text,
                 "external": self.template.external, "n": self.n, "solver": self.solver,
                 "formulation": self.formulation, "time_limit": self.time_limit,
-                "repeat": self.repeat, "seed": self.seed}
+                "repeat": self.repeat,
+                # the seed a run got, if its argv took one ({seed}); else there is none
+                "seed": self.seed if self.template.uses("seed") else None}
 
 
 def parse_template(text: str, external: bool) -> Template:

@@ -107,12 +107,21 @@ def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
     for record in records:
         config = config_of(record)
         cells.append([str(config[CONFIG_FIELDS.index(name)]) or "-" for name in used] + [
-            str(record.get("repeat", "-")), str(record.get("seed", "-")), record["status"],
+            str(record.get("repeat", "-")), _seed(record), record["status"],
             fmt_seconds(record.get("wall_seconds")), fmt_seconds(record.get("cpu_seconds")),
             fmt_seconds(record["seconds"] if plain_number(record.get("seconds")) else None),
             _load(record.get("load_before")), _load(record.get("load_after")),
             str(record.get("date") or "-")[:10]])
     return headers, cells
+
+
+def _seed(record: dict) -> str:
+    """The seed the run's command took: '-' for an argv template without {seed} (records
+    written before templates said so carry the bench's repeat - 1 there)."""
+    template = record.get("template")
+    if isinstance(template, str) and "{seed}" not in template:
+        return "-"
+    return str(record["seed"]) if record.get("seed") is not None else "-"
 
 
 def _load(value) -> str:
