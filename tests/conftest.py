@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import signal
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,13 @@ import pytest
 from ilp_pyramid.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+# The signal tests send SIGINT as a terminal's Ctrl-C would. A runner that starts pytest in
+# the background of a script (`pytest &`: SIGINT ignored) would pass the ignore on to every
+# command they start, and the package honours an inherited ignore. Start them as from a
+# terminal: a Python handler is reset to the default in an exec'd child, SIG_IGN is not.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @dataclass

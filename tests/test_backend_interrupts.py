@@ -88,3 +88,20 @@ def test_cbc_dies_with_a_killed_parent(tmp_path):
     while alive(kids) and time.perf_counter() < deadline:
         time.sleep(0.1)
     assert not alive(kids), f"CBC outlived its parent: {alive(kids)}"
+
+
+def test_interruptible_keeps_a_signal_the_process_was_started_ignoring():
+    """`cmd &` in a script starts with SIGINT ignored; the CLI leaves it so, and so must a
+    backend's solve (one rule for the whole command). SIGTERM is still caught."""
+    import signal
+
+    from ilp_pyramid.backends import process
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with process.interruptible():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_IGN, signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, old)

@@ -75,7 +75,11 @@ def interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, _raise) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # A signal this process was started ignoring (SIGINT of `cmd &` in a script) stays
+    # ignored, as the CLI's own handlers leave it: one rule for the whole command.
+    watched = [sig for sig in (signal.SIGINT, signal.SIGTERM)
+               if signal.getsignal(sig) is not signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, _raise) for sig in watched}
     try:
         yield
     finally:
