@@ -101,9 +101,9 @@ def read_dimacs(text: str) -> Dimacs:
     body: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        if not line or line.startswith("c") or line == "%":  # '%': SATLIB's end marker
-            if line == "%":
-                break
+        if line == "%":  # SATLIB's end marker
+            break
+        if not line or line.startswith("c"):
             continue
         if line.startswith("p"):
             if header is not None:
