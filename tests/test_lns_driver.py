@@ -30,3 +30,13 @@ def test_restarts_from_the_runs_own_best_keep_the_best_count(fixtures):
     outcome = solve_lns(6, time_limit=1.5, seed=2, settings=settings)
     assert outcome.status == TIMEOUT and outcome.restarts >= 1
     assert conflicts_of(6, outcome.best_labels) == outcome.best_conflicts > 0
+
+
+def test_the_repair_share_caps_the_time_in_whole_family_repairs():
+    # With single-line moves an N=5 descent reaches 1-3 repeated cubes within a second, where
+    # every new state would get its repairs; a share of 0 turns them off, 1 lets them all run.
+    capped = solve_lns(5, time_limit=2, seed=1, settings=Settings(p_single=1.0, repair_share=0.0))
+    free = solve_lns(5, time_limit=2, seed=1, settings=Settings(p_single=1.0, repair_share=1.0))
+    assert capped.status == TIMEOUT and sum(capped.repairs.values()) == 0
+    assert capped.moves > 0
+    assert sum(free.repairs.values()) > 0

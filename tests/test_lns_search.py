@@ -80,3 +80,18 @@ def test_perturb_keeps_the_counting_condition_and_moves_some_labels():
     kicked = perturb(5, labels, 10, rng)
     assert np.all(label_totals(5, kicked) == label_totals(5, labels))
     assert 0 < np.count_nonzero(kicked != labels) <= 20  # each exchange changes two lines
+
+
+def test_single_line_moves_keep_counts_exact_and_may_break_the_counting_condition():
+    n = 4
+    search = LocalSearch(n, random_labels(n, np.random.default_rng(5)), seed=5)
+    start = search.conflicts
+    broken = False
+    for _ in range(5):
+        search.run(20_000, temperature=0.5, p_single=1.0)
+        assert search.conflicts == conflicts_of(n, search.labels)
+        assert search.best == conflicts_of(n, search.best_labels)
+        broken |= bool(np.any(label_totals(n, search.labels) != n * (2 * n + 1)))
+    # swaps alone never change a label's total (the test above); one line alone does
+    assert broken
+    assert search.best < start

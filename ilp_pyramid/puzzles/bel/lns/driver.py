@@ -37,6 +37,9 @@ class Settings:
     p_target: float = 0.5  # share of moves aimed at a missing cube
     p_triple: float = 0.2  # share of one-for-two swaps (moves lengths between labels)
     p_scan: float = 0.0  # share of swaps that try every partner and take the best
+    # share of moves that re-label one line alone, the counting condition free to break
+    # (None: by N); at N=6 a descent went from 11 to 3-5 repeated cubes in 30 M moves
+    p_single: float | None = None
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
@@ -56,12 +59,26 @@ class Settings:
     # at most this share of the run's wall time goes to region repairs (with the CNF's
     # build): unbounded, they starved the N=6 descent to 0.13 M moves in 73 CPU s
     region_share: float = 0.2
+    # at most this share of the run's wall time goes to whole-family repairs (None: by N);
+    # past it the search runs whole chunks without stopping at low states. With single-line
+    # moves an N=5 descent sat at 1-3 repeated cubes and spent 240 s on 30,000 repairs
+    repair_share: float | None = None
 
     def region_level(self, n: int) -> int:
         if self.region_at is not None:
             return self.region_at
         # N=6 descents rarely get below 4-6 (docs/hybrid.md): region repairs start higher there
         return max(self.repair_level(n), 6 if n >= 6 else 0)
+
+    def single_share(self, n: int) -> float:
+        if self.p_single is not None:
+            return self.p_single
+        return 1.0 if n >= 6 else 0.0
+
+    def repair_cap(self, n: int) -> float:
+        if self.repair_share is not None:
+            return self.repair_share
+        return 0.25 if n >= 6 else 1.0
 
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
@@ -72,7 +89,12 @@ class Settings:
     def restart_after(self, n: int) -> int:
         if self.restart_moves is not None:
             return self.restart_moves
-        return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M, N=6: 250 M
+        if n >= 6:
+            # single-line moves (the N>=6 default) find a descent's floor within ~20 M moves;
+            # kicked restarts from the best every 20 M reached 3 repeated cubes sooner than
+            # every 60 M or 250 M (N=6, 120 s runs, docs/hybrid.md)
+            return 20_000_000
+        return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M
 
     def kick(self, n: int) -> int:
         return self.kick_swaps if self.kick_swaps is not None else 2 * n
@@ -157,6 +179,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     level = settings.repair_level(n)
     region_level = settings.region_level(n) if region is not None else level
     restart_after = settings.restart_after(n)
+    single = settings.single_share(n)
+    repair_cap = settings.repair_cap(n)
     first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
     search = LocalSearch(n, first, seed)
     best = search.best
@@ -166,6 +190,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     restarts = 0
     spent = [0.0, 0.0]  # seconds in repairs, slowest repair
     region_spent = [0.0]  # wall seconds in region repairs, the solver's set-up included
+    family_spent = [0.0]  # wall seconds in whole-family repairs
     descent_best, descent_mark = search.best, 0
     if on_best is not None:
         on_best(best, best_labels)
@@ -180,8 +205,13 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
             return finish(TIMEOUT)
         if should_stop is not None and should_stop():
             return finish(STOPPED)
+        elapsed = time.perf_counter() - began
+        family_ok = repair_cap > 0 and family_spent[0] <= repair_cap * elapsed
+        repairing = family_ok or (
+            region is not None and region_spent[0] <= settings.region_share * elapsed)
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
-                   stop_at=max(level, region_level), p_scan=settings.p_scan)
+                   stop_at=max(level, region_level) if repairing else -1,
+                   p_scan=settings.p_scan, p_single=single)
         if search.best < best:
             best = search.best
             best_labels = search.best_labels.copy()
@@ -189,10 +219,10 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                 on_best(best, best_labels)
         if search.conflicts == 0:
             return finish(SOLVED, _verified(n, search.labels), "search")
-        if search.conflicts <= max(level, region_level):
+        if repairing and search.conflicts <= max(level, region_level):
             labels = search.labels
             attempts = []  # (kind, state key, time limit, the repair)
-            if search.conflicts <= level:
+            if search.conflicts <= level and family_ok:
                 for family in _families(search.conflicts, level, settings.xy_repairs):
                     attempts.append((family, labels[a.family != FAMILY_CODE[family]].tobytes(),
                                      settings.repair_time_limit,
@@ -212,6 +242,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                 result = attempt(limit)
                 if kind == "region":
                     region_spent[0] += time.perf_counter() - before
+                else:
+                    family_spent[0] += time.perf_counter() - before
                 stats[(kind, result.status)] += 1
                 spent[0] += result.seconds
                 spent[1] = max(spent[1], result.seconds)
