@@ -134,6 +134,15 @@ def meets_counting(n: int, labels: np.ndarray) -> bool:
     return bool(np.all(totals == n * (2 * n + 1)))
 
 
+def resumable(n: int, labels: np.ndarray) -> bool:
+    """Whether a search can start from `labels`: label swaps keep every label's total, so
+    below N=6 a state that breaks the counting condition could never become a solution; from
+    N=6 the search moves single lines (lns/driver.py), which change the totals."""
+    from ilp_pyramid.puzzles.bel.lns.driver import Settings
+
+    return Settings().single_share(n) > 0 or meets_counting(n, labels)
+
+
 # -- one worker's search ----------------------------------------------------------------------
 
 def process_cpu() -> float:
@@ -365,7 +374,7 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
     resumed_from = best.conflicts if best else None
     start = None
     if best is not None:
-        if meets_counting(n, best.labels):
+        if resumable(n, best.labels):
             start = [int(x) for x in best.labels]
             say(f"resuming from {state_dir / BEST_FILE}: {best.conflicts} repeated cubes, "
                 f"{best.hunted_seconds / 60:.1f} min hunted so far")
