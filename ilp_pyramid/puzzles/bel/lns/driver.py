@@ -206,9 +206,10 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         if should_stop is not None and should_stop():
             return finish(STOPPED)
         elapsed = time.perf_counter() - began
-        family_ok = repair_cap > 0 and family_spent[0] <= repair_cap * elapsed
-        repairing = family_ok or (
-            region is not None and region_spent[0] <= settings.region_share * elapsed)
+        family_ok = _within(family_spent[0], repair_cap, elapsed)
+        region_ok = region is not None and _within(region_spent[0], settings.region_share,
+                                                   elapsed)
+        repairing = family_ok or region_ok
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
                    stop_at=max(level, region_level) if repairing else -1,
                    p_scan=settings.p_scan, p_single=single)
@@ -228,8 +229,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                                      settings.repair_time_limit,
                                      lambda limit, f=family, lab=labels: repairs.repair(
                                          n, lab, f, repair, limit, seed)))
-            if region is not None and region_spent[0] <= settings.region_share * (
-                    time.perf_counter() - began):
+            if region_ok:
                 attempts.append(("region", labels.tobytes(), settings.region_time_limit,
                                  lambda limit, lab=labels: region.attempt(lab, rng, limit)))
             for kind, state, limit, attempt in attempts:
@@ -275,6 +275,11 @@ def _restart_labels(n: int, settings: Settings, rng: np.random.Generator, best: 
     if settings.restart_from_best:
         return perturb(n, best_labels, settings.kick(n), rng)
     return random_labels(n, rng)
+
+
+def _within(spent: float, share: float, elapsed: float) -> bool:
+    """Whether repairs of one kind may run: they have had at most `share` of the time."""
+    return share > 0 and spent <= share * elapsed
 
 
 def _families(conflicts: int, level: int, xy: bool = True) -> tuple[str, ...]:
