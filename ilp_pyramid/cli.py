@@ -267,4 +267,17 @@ def main(argv: list[str] | None = None) -> None:
             signal.set_wakeup_fd(previous.pop("wakeup", -1))
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    if argv is None and code in (130, 143):
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> None:
+    """End an interrupted process without the interpreter's shutdown: the cleanup has run
+    (finally blocks, `kill_descendants`), and a native solver thread still winding down (a
+    cancelled HiGHS) would meet its static destructors there and abort the process."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.flush()
+    os._exit(code)

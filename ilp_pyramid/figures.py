@@ -8,8 +8,11 @@ from pathlib import Path
 
 
 def pyplot():
-    """matplotlib.pyplot on the Agg backend (no display, same pixels everywhere)."""
-    import matplotlib
+    """matplotlib.pyplot on the Agg backend (no display, same pixels everywhere); InputError
+    naming the extra when matplotlib is not installed."""
+    from ilp_pyramid.extras import need
+
+    matplotlib = need("matplotlib")
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -213,7 +213,7 @@ def test_strategies_listing(cli):
     assert result.code == 0
     import json
 
-    listing = {row["name"]: row for row in json.loads(result.out)}
+    listing = {row["name"]: row for row in json.loads(result.out)["strategies"]}
     assert set(listing) == set(CATALOGUE)
     assert listing["YStep"]["kind"] == "hypothesis"
     assert listing["LabelPermutation"]["kind"] == "symmetry"

@@ -10,9 +10,10 @@ The form says what kind of model it is, and with it which solvers can take it:
 | `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
 
 Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, the time limit
-kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, and no
-solver process outlives this one. A puzzle builds its form and calls `solve`; it never asks
-which family a solver belongs to.
+kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, no
+solver process outlives this one, and nothing a solver prints reaches stdout (`solve` holds
+`process.native_output`: the log asked for with `verbose` goes to stderr). A puzzle builds
+its form and calls `solve`; it never asks which family a solver belongs to.
 """
 
 from __future__ import annotations
@@ -97,6 +98,14 @@ def solve(form: object, solver: str, options: SolveOptions | None = None) -> Res
     what = form_kind(form)
     if not accepts(what, solver):
         raise InputError(f"solver {solver!r} does not take a {what} model")
+    from ilp_pyramid.backends import process
+
+    # stdout is the package's: whatever a native solver prints goes to stderr or nowhere.
+    with process.native_output(options.verbose):
+        return _solve(form, what, solver, options)
+
+
+def _solve(form: object, what: str, solver: str, options: SolveOptions) -> Result:
     if what == "mip":
         from ilp_pyramid.backends import mip
 

@@ -89,8 +89,8 @@ class OwnProcessCBC(pulp.PULP_CBC_CMD):
         latest: dict = {"incumbent": None, "bound": None, "nodes": 0}
         for raw in stream:
             line = raw.decode(errors="replace")
-            if self.msg:
-                sys.stdout.write(line)
+            if self.msg:  # the log asked for goes to stderr: stdout is the package's
+                sys.stderr.write(line)
             match = _NODES.search(line)
             if match:
                 best = float(match.group(2))

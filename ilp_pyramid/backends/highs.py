@@ -5,6 +5,8 @@ HiGHS returns. Here the solve runs on highspy's own solver thread while the main
 in short slices: a signal raises there (`process.interruptible`), HiGHS is asked to stop
 through its interrupt callback, and the interrupt propagates once it has (at most a few
 tenths of a second on the Bel models). The same wait reports progress when asked to.
+highspy prints a banner on fd 1 when the `Highs` object is made, before any option can be
+set: `mip.solve` holds `process.native_output` around the whole solve for that.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from ilp_pyramid.backends.base import Progress, SolveOptions
 _SLICE = 0.1
 _PROGRESS_EVERY = 1.0
 # How long a cancelled HiGHS gets to return before the interrupt propagates anyway (its thread
-# is a daemon, so it dies with the process).
-_CANCEL_WAIT = 0.5
+# is a daemon; the CLI then ends the process with os._exit, which a running HiGHS survives
+# without the abort its static destructors would cause at a normal exit).
+_CANCEL_WAIT = 0.8
 
 
 class InterruptibleHiGHS(pulp.HiGHS):

@@ -55,7 +55,7 @@ def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,
     backend = module.solver(options)
     start = time.perf_counter()
     try:
-        with process.interruptible():
+        with process.interruptible(), process.native_output(options.verbose):
             problem.solve(backend)
     except pulp.PulpSolverError as exc:
         return Result(solver, Status.ERROR, time.perf_counter() - start, message=str(exc))

@@ -10,6 +10,10 @@ Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
   `errors.Interrupted` (a KeyboardInterrupt carrying exit code 130 or 143) in the main thread,
   so the backend's own cleanup (`finally: stop(child)`, HiGHS's cancel) runs before the
   interrupt reaches the CLI. Outside it the process's own handlers apply.
+- `native_output()` is held while native solver code runs in this process: file descriptor 1
+  points at /dev/null (or at stderr, for a log the user asked for), so nothing a C library
+  prints reaches the package's stdout (highspy 1.16 prints a banner when a `Highs` object is
+  made, before any option can be set).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Sequence
 
@@ -85,3 +90,55 @@ def interruptible() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+_output_lock = threading.Lock()
+_output = {"depth": 0, "saved": None}
+
+
+def _flush_c_streams() -> None:
+    # A C library's printf sits in libc's buffer until flushed; flushed after fd 1 is given
+    # back, it would land on the user's stdout after all.
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # pragma: no cover - no libc symbols
+        pass
+
+
+@contextlib.contextmanager
+def native_output(verbose: bool = False) -> Iterator[None]:
+    """While held, fd 1 goes to stderr (`verbose`) or /dev/null; nested holds share one.
+
+    Python's own `sys.stdout` is flushed first and keeps its buffer: what the package prints
+    inside still reaches the user's stdout, after the hold.
+    """
+    with _output_lock:
+        if _output["depth"] == 0:
+            with contextlib.suppress(AttributeError, ValueError, OSError):  # stdout closed
+                sys.stdout.flush()
+            _flush_c_streams()
+            try:
+                saved = os.dup(1)
+            except OSError:  # fd 1 closed: keep it taken, so no file opened meanwhile gets it
+                saved = None
+            if verbose:
+                os.dup2(2, 1)
+            else:
+                sink = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(sink, 1)
+                os.close(sink)
+            _output["saved"] = saved
+        _output["depth"] += 1
+    try:
+        yield
+    finally:
+        with _output_lock:
+            _output["depth"] -= 1
+            if _output["depth"] == 0:
+                _flush_c_streams()
+                saved = _output["saved"]
+                if saved is None:
+                    os.close(1)
+                else:
+                    os.dup2(saved, 1)
+                    os.close(saved)

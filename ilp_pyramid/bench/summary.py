@@ -215,10 +215,9 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path,
          ylabel: str = "median solve time, s",
          title: str = "Bel's Pyramid: MIP (dashed) vs SAT (solid)") -> None:
     """Median time (bars: min..max) against N per series, log scale; x: no solution."""
-    import matplotlib
+    from ilp_pyramid.figures import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     series: dict[str, list[dict]] = {}
     rows = [row for row in rows if isinstance(row.get("n"), int)]  # x: N, so runs with an N

@@ -215,6 +215,7 @@ def solve(
     check_card(card)
     check_strategies(strategy)
     check_model_memory(n, formulation, backends.kind(solver))
+    Pictures(png, html, cubes, cubes_csv).check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
     if not json_out:
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"

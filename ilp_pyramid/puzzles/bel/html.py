@@ -43,6 +43,9 @@ def hover_text(row: dict) -> str:
 def figure(solution: BelSolution):
     """The plotly figure: per level one cube mesh and one trace of face labels, grouped so
     that the legend entry of a level shows or hides both."""
+    from ilp_pyramid.extras import need
+
+    need("plotly")
     import plotly.graph_objects as go
 
     n = solution.n

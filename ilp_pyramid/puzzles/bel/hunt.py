@@ -336,10 +336,9 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
     """Best repeated-cube count against CPU hours, as a step curve, written atomically."""
     import io
 
-    import matplotlib
+    from ilp_pyramid.figures import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     hours = [row["cpu"] / 3600 for row in rows]
     best = [row["best"] for row in rows]
@@ -363,6 +362,9 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
              say=lambda text: None, neighbourhood: str = "family") -> HuntResult:
     """Hunt for `time_limit` seconds (None: until solved or interrupted)."""
+    from ilp_pyramid.extras import need
+
+    need("distributed")
     import dask
     from distributed import Client, Event, LocalCluster, Variable
 

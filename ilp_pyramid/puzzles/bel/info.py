@@ -16,9 +16,10 @@ def strategies(json_out: bool = Json) -> None:
     """List every strategy: what it adds, and whether it can lose solutions."""
     names = list(CATALOGUE)
     if json_out:
-        print_json([{"name": s.name, "kind": s.kind, "description": s.description,
-                     "combines_with": [o for o in names if o != s.name and combine(s.name, o)]}
-                    for s in CATALOGUE.values()])
+        print_json({"strategies": [
+            {"name": s.name, "kind": s.kind, "description": s.description,
+             "combines_with": [o for o in names if o != s.name and combine(s.name, o)]}
+            for s in CATALOGUE.values()]})
         return
     # Names are what a user types: they never wrap or truncate, and the partners go in a
     # second table so that both fit 80 columns.

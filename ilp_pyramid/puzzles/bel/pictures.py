@@ -35,6 +35,15 @@ class Pictures:
     def wanted(self) -> bool:
         return bool(self.png or self.html or self.cubes or self.cubes_csv)
 
+    def check_extras(self) -> None:
+        """InputError now, not after the solve, when a picture asked for needs an extra."""
+        from ilp_pyramid.extras import need
+
+        if self.png is not None:
+            need("matplotlib")
+        if self.html is not None:
+            need("plotly")
+
     def write(self, solution: BelSolution) -> dict:
         """Write the files asked for; the --json keys that say what was made."""
         from ilp_pyramid.puzzles.bel.cubes import build_list, to_csv

@@ -24,9 +24,9 @@ STRIP = 0.3
 
 def figure(solution: BelSolution):
     """The matplotlib figure (Agg): a 3-D axes first, then one axes per level, top first."""
+    plt = pyplot()
     from matplotlib.patches import Patch
 
-    plt = pyplot()
 
     n, base = solution.n, solution.base
     camera = Camera()

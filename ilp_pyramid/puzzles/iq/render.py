@@ -120,10 +120,9 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
     """The picture as a matplotlib figure: 2-D boards as coloured squares; pyramids as balls,
     seen from above (upper levels over lower ones) next to one panel per level. Cells of given
     pieces are hatched with a thick outline, pinned cells carry a ring, and a legend says so."""
-    import matplotlib
+    from ilp_pyramid.figures import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.lines import Line2D
     from matplotlib.patches import Circle, Patch, Rectangle
 
@@ -211,9 +210,9 @@ def png_bytes(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece],
               title: str = "", given: AbstractSet[int] = frozenset(),
               pins: AbstractSet[int] = frozenset()) -> bytes:
     """`draw` as PNG bytes."""
+    fig = draw(board, letters, pieces, title, given, pins)  # InputError without matplotlib
     import matplotlib.pyplot as plt
 
-    fig = draw(board, letters, pieces, title, given, pins)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)

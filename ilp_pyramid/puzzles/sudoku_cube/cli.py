@@ -143,7 +143,13 @@ def solve_cmd(
     state = load_state(file)
     digits = symmetric_digits(symmetric)
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
-    outcome = runner.run(state, solver, parity, digits, options, with_moves=moves or json_out)
+    from ilp_pyramid import extras
+
+    if moves:
+        extras.need("kociemba")  # before the solve, not after it
+    # --json carries the moves whenever they can be found (the `sudoku` extra).
+    outcome = runner.run(state, solver, parity, digits, options,
+                         with_moves=moves or (json_out and extras.available("kociemba")))
     if outcome.solution is not None and output is not None:
         header = f"solved faces of {file.name}"
         if outcome.solution.moves is not None:

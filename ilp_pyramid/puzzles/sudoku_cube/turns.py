@@ -135,11 +135,9 @@ def piece_moves(source: list[int]) -> list[Move]:
     cube = colour_string(source)
     if cube == SOLVED_COLOURS:
         return []  # the solver answers a solved cube with a long identity: skip it
-    try:
-        import kociemba
-    except ImportError as exc:  # pragma: no cover - a declared dependency
-        raise SolverError("the 'kociemba' package is needed for the moves "
-                          "(pip install kociemba)") from exc
+    from ilp_pyramid.extras import need
+
+    kociemba = need("kociemba")
     try:
         answer = kociemba.solve(cube)
     except ValueError as exc:

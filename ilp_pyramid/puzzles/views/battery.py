@@ -15,7 +15,8 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,12 +64,14 @@ class ChunkResult:
     nodes: np.ndarray
     unproved: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)  # verdicts the re-projection rejected
+    cpu_seconds: float = 0.0  # CPU of the process that ran the chunk, over the chunk
 
 
 def run_chunk(start: int, stop: int, node_limit: int = NODE_LIMIT) -> ChunkResult:
     from ilp_pyramid.puzzles.views.engine import min_cubes, solvable_batch
     from ilp_pyramid.verify.views import verify_batch
 
+    cpu = time.process_time()
     values = seed_inputs(start, stop)
     tops, fronts, sides = engine_masks(values)
     solvable = solvable_batch(N, tops, fronts, sides)
@@ -92,7 +95,7 @@ def run_chunk(start: int, stop: int, node_limit: int = NODE_LIMIT) -> ChunkResul
     holds = verify_batch(N, values, answers, solvable)
     failed = [start + int(i) for i in np.nonzero(~holds)[0]]
     return ChunkResult(start, stop, where + start, cubes, answers[where], seconds, nodes,
-                       unproved, failed)
+                       unproved, failed, time.process_time() - cpu)
 
 
 def _chunk_job(args: tuple[int, int, int]) -> ChunkResult:
@@ -199,23 +202,22 @@ def run_battery(start: int = 0, count: int = BATTERY_SIZE, jobs: int | None = No
     jobs = jobs or default_jobs()
     report = BatteryReport(start, count, jobs)
     began = time.perf_counter()
-    warm_up()  # compile or load the cache once, before any fork
+    warm_up()  # compile into (or load from) the on-disk cache the workers then load
     report.warmup_seconds = time.perf_counter() - began
-    began, cpu = time.perf_counter(), _cpu_now()
+    began, cpu = time.perf_counter(), time.process_time()
     chunks = [(a, b, node_limit) for a, b in plan(start, count, jobs)]
     results: list[ChunkResult] = []
-    if jobs == 1 or len(chunks) == 1:
+    pooled = jobs > 1 and len(chunks) > 1
+    if not pooled:
         for chunk in chunks:
             results.append(_chunk_job(chunk))
             if advance:
                 advance(chunk[1] - chunk[0])
     else:
-        # fork: the workers inherit the compiled engine instead of loading it again.
-        with multiprocessing.get_context("fork").Pool(min(jobs, len(chunks))) as pool:
-            for result in pool.imap_unordered(_chunk_job, chunks):
-                results.append(result)
-                if advance:
-                    advance(result.stop - result.start)
+        for result in _run_pooled(chunks, min(jobs, len(chunks))):
+            results.append(result)
+            if advance:
+                advance(result.stop - result.start)
     results.sort(key=lambda r: r.start)
     for r in results:
         report.cases += [Case(int(s), int(c), int(a), float(t), int(k))
@@ -226,14 +228,38 @@ def run_battery(start: int = 0, count: int = BATTERY_SIZE, jobs: int | None = No
     if report.unproved:
         _prove_with_mip(report, solver)
     report.seconds = time.perf_counter() - began
-    report.cpu_seconds = _cpu_now() - cpu
+    # The workers are the forkserver's children, not ours: each chunk reports its own CPU.
+    report.cpu_seconds = time.process_time() - cpu
+    if pooled:
+        report.cpu_seconds += sum(r.cpu_seconds for r in results)
     return report
 
 
-def _cpu_now() -> float:
-    """User + system CPU of this process and its reaped children (the pool's workers)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+def _run_pooled(chunks: list[tuple[int, int, int]], workers: int) -> Iterator[ChunkResult]:
+    """The chunks on `workers` processes, results as they finish.
+
+    The workers come from a forkserver, a single-threaded process that loaded the compiled
+    engine once: forking this process instead would copy whatever locks its other threads
+    (the CLI's signal watchdog, a solver's) held at that moment, and a pool of such children
+    has hung in its own queue.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["ilp_pyramid.puzzles.views.engine"])
+    with ProcessPoolExecutor(workers, mp_context=context,
+                             initializer=_warm_worker) as executor:
+        futures = [executor.submit(_chunk_job, chunk) for chunk in chunks]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _warm_worker() -> None:
+    from ilp_pyramid.puzzles.views.engine import warm_up
+
+    warm_up()
 
 
 def _prove_with_mip(report: BatteryReport, solver: str) -> None:

@@ -1,0 +1,167 @@
+"""stdout belongs to the package: every command that takes --json, with every installed solver
+it accepts, run as a real process prints exactly one JSON object on stdout and no traceback.
+
+In-process captures (`sys.stdout`) never see what a C library writes to file descriptor 1
+(highspy 1.16 prints a banner when a `Highs` object is made), so every run here is a child
+process, `python -m ilp_pyramid ...`, and its file descriptor 1 is what is read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from ilp_pyramid.backends import cpsat, sat
+from ilp_pyramid.backends.mip import MIP_SOLVERS
+from ilp_pyramid.cli import build_app
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).parent / "fixtures"
+
+SAT_SOLVERS = [name for name in sat.solver_names() if name != cpsat.NAME]
+CPSAT = [cpsat.NAME] if cpsat.available() else []
+# Every python-sat solver runs through the same door (a forked child, answers on a pipe):
+# `solve` tries them all; the other commands try the aliases by default, all under `slow`.
+COMMON_SAT = list(sat.ALIASES)
+
+
+def sat_rows(command: str, args: list[str], cp_sat: list[str]) -> list:
+    return [(command, [*args, "--solver", s, "--json"], SOLVED) if s in COMMON_SAT + cp_sat
+            else pytest.param(command, [*args, "--solver", s, "--json"], SOLVED,
+                              marks=pytest.mark.slow)
+            for s in SAT_SOLVERS + cp_sat]
+
+# One row per run: (command path, arguments after it, exit codes that are right for it).
+# {tmp} is a folder the session's files are in (see `workdir`).
+SOLVED = (0,)
+ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
+    *[("solve", ["2", "--solver", s, "--json"], SOLVED) for s in MIP_SOLVERS],
+    *[("solve", ["2", "--solver", s, "--json"], SOLVED) for s in SAT_SOLVERS + CPSAT],
+    ("solve", ["3", "--json"], SOLVED),
+    ("solve", ["4", "--json"], SOLVED),
+    ("solve", ["3", "--method", "lns", "--repair", "mip", "--json"], SOLVED),
+    ("verify", ["{fixtures}/bel/n4-published.txt", "--json"], SOLVED),
+    ("render", ["{fixtures}/bel/n3-example.txt", "--cubes", "--json"], SOLVED),
+    ("export", ["2", "-o", "{tmp}/bel2.mps", "--json"], SOLVED),
+    ("read-solution", ["{tmp}/model.mps", "{tmp}/highs.sol", "--json"], SOLVED),
+    ("models", ["{tmp}/models", "--max-n", "2", "--json"], SOLVED),
+    *sat_rows("solve-cnf", ["{tmp}/bel2.cnf"], []),  # DIMACS goes to python-sat only
+    ("strategies", ["--json"], SOLVED),
+    ("info", ["3", "--json"], SOLVED),
+    ("hunt", ["3", "--state-dir", "{tmp}/hunt3", "--jobs", "1", "--time-limit", "60",
+              "--json"], SOLVED),
+    ("bench", ["--n", "2", "--solver", ",".join(MIP_SOLVERS + ("kissat",)), "--time-limit",
+               "30", "--results", "{tmp}/bench.jsonl", "--json"], SOLVED),
+    ("bench report", ["{tmp}/bench-fixture.jsonl", "--json"], SOLVED),
+    ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
+    *[("views solve", ["--seed", "347177", "--solver", s, "--json"], SOLVED)
+      for s in MIP_SOLVERS],
+    ("views battery", ["--count", "300", "--jobs", "2", "--json"], SOLVED),
+    *[("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1", "--solver", s,
+                         "--json"], SOLVED) for s in MIP_SOLVERS],
+    *[("iq solve", ["pyramid4", "--solver", s, "--json"], SOLVED)
+      for s in ["auto", "dlx", *MIP_SOLVERS, "sat"]],
+    *sat_rows("iq solve", ["pyramid4"], CPSAT),
+    ("iq count", ["triangle", "--given", "{fixtures}/iq/triangle_five_given.txt", "--json"],
+     SOLVED),
+    ("iq verify", ["triangle", "{tmp}/iq_solutions.txt", "--given",
+                   "{fixtures}/iq/triangle_five_given.txt", "--json"], SOLVED),
+    ("iq export", ["pyramid4", "-o", "{tmp}/iq.lp", "--json"], SOLVED),
+    ("iq show", ["pyramid4", "--json"], SOLVED),
+    ("sudoku-cube generate", ["--seed", "3", "--json"], SOLVED),
+    *[("sudoku-cube solve", ["{tmp}/cube.txt", "--solver", s, "--json"], SOLVED)
+      for s in MIP_SOLVERS],
+    ("sudoku-cube apply", ["{tmp}/cube.txt", "R U", "--json"], SOLVED),
+    *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"], SOLVED)
+      for s in MIP_SOLVERS],
+]
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("COLUMNS", None)
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def json_commands() -> set[str]:
+    """Every command path of the CLI that takes --json (groups with a callback included)."""
+    found = set()
+
+    def walk(command, path: list[str]) -> None:
+        if any("--json" in getattr(p, "opts", ()) for p in command.params):
+            found.add(" ".join(path))
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, path + [name])
+
+    walk(typer.main.get_command(build_app()), [])
+    return found
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    """The files the rows read: a CNF, an MPS with an outside solver's answer, a Sudoku Cube,
+    IQ solutions, a results file and a README to render."""
+    import highspy
+
+    tmp = tmp_path_factory.mktemp("contract")
+    for args in (["export", "2", "-o", str(tmp / "bel2.cnf")],
+                 ["export", "2", "-o", str(tmp / "model.mps")],
+                 ["sudoku-cube", "generate", "--seed", "3", "-o", str(tmp / "cube.txt")],
+                 ["iq", "count", "triangle", "--given",
+                  str(FIXTURES / "iq" / "triangle_five_given.txt"), "--output",
+                  str(tmp / "iq_solutions.txt")]):
+        made = run(args, tmp)
+        assert made.returncode == 0, (args, made.stderr)
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.readModel(str(tmp / "model.mps"))
+    highs.run()
+    highs.writeSolution(str(tmp / "highs.sol"), 0)
+    fixture = (FIXTURES / "bench" / "legacy_mip_vs_sat.jsonl").read_text()
+    (tmp / "bench-fixture.jsonl").write_text(fixture)
+    (tmp / "README.md").write_text(
+        "# x\n\n<!-- bench:bench-fixture.jsonl:table=grid -->\n<!-- /bench -->\n")
+    return tmp
+
+
+def test_every_json_command_has_a_row():
+    assert json_commands() == {getattr(row, "values", row)[0] for row in ROWS}
+
+
+@pytest.mark.parametrize(("command", "args", "codes"), ROWS,
+                         ids=lambda value: "-".join(value[:4]) if isinstance(value, list)
+                         else None)
+def test_json_output_of_a_real_process_is_one_object(workdir, command, args, codes):
+    filled = [a.format(tmp=workdir, fixtures=FIXTURES) for a in args]
+    done = run([*command.split(), *filled], workdir)
+    assert done.returncode in codes, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    document = json.loads(done.stdout)  # the whole of stdout: nothing before or after
+    assert isinstance(document, dict)
+
+
+@pytest.mark.parametrize("args", [
+    ["solve", "2", "--solver", "highs"],
+    ["views", "solve", "--seed", "347177"],
+    ["iq", "solve", "pyramid4", "--solver", "highs"],
+])
+def test_text_output_carries_no_solver_banner(workdir, args):
+    done = run(args, workdir)
+    assert done.returncode == 0, done.stderr
+    assert "HiGHS" not in done.stdout and "Copyright" not in done.stdout, done.stdout
+
+
+def test_a_log_asked_for_goes_to_stderr(workdir):
+    done = run(["solve", "2", "--solver", "highs", "--verbose"], workdir)
+    assert done.returncode == 0, done.stderr
+    assert "HiGHS" in done.stderr
+    assert "HiGHS" not in done.stdout
+    assert "verified" in done.stdout
+
