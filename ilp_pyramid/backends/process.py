@@ -34,13 +34,25 @@ PR_SET_PDEATHSIG = 1
 REAP_SECONDS = 1.0
 
 
+def _libc() -> ctypes.CDLL | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True)  # the C library this process already has
+    except OSError:  # pragma: no cover - no C library symbols to find
+        return None
+
+
+# Looked up once, here: a forked child must not call dlopen (its lock may have been held by
+# another thread at the fork), so the child only calls what the parent already resolved.
+_LIBC = _libc()
+_PRCTL = getattr(_LIBC, "prctl", None)
+_FFLUSH = getattr(_LIBC, "fflush", None)
+_SIGKILL = int(signal.SIGKILL)
+
+
 def die_with_parent() -> None:
     """In a child: be killed when the parent dies, so no orphan solver keeps running."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
+    if _PRCTL is not None:  # pragma: no branch - Linux
+        _PRCTL(PR_SET_PDEATHSIG, _SIGKILL)
 
 
 def start(args: Sequence[str], **popen: object) -> subprocess.Popen:
@@ -99,10 +111,8 @@ _output = {"depth": 0, "saved": None}
 def _flush_c_streams() -> None:
     # A C library's printf sits in libc's buffer until flushed; flushed after fd 1 is given
     # back, it would land on the user's stdout after all.
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # pragma: no cover - no libc symbols
-        pass
+    if _FFLUSH is not None:  # pragma: no branch - Linux
+        _FFLUSH(None)
 
 
 @contextlib.contextmanager

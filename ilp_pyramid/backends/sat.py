@@ -101,6 +101,8 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
         from ilp_pyramid.backends import cpsat
 
         return cpsat.solve_clauses(clauses, options)
+    import pysat.solvers  # noqa: F401 - imported here, not in the child (see _child)
+
     context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child, args=(real, clauses, options, sender), daemon=True)
@@ -198,6 +200,10 @@ def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Seq
 
 
 def _child(name: str, clauses, options: SolveOptions, sender) -> None:
+    # Forked from a process that may run other threads (the CLI's signal watchdog, a live
+    # status line, a solver's pool): the child takes no lock one of them might have held at
+    # the fork. It imports nothing new, loads no library, writes nothing to stdout or
+    # stderr, and answers on its own pipe.
     process.die_with_parent()
     try:
         from pysat.solvers import Solver
