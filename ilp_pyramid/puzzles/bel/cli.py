@@ -62,6 +62,8 @@ DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
 
 
 def check_strategies(names: list[str]) -> None:
+    if not names:  # the catalogue is not loaded for nothing
+        return
     from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
     if "none" in names and len(names) > 1:
@@ -216,18 +218,10 @@ def solve(
     check_strategies(strategy)
     check_model_memory(n, formulation, backends.kind(solver))
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
-    if not json_out:
-        how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
-        console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
-                      f"{how}, formulation {formulation}")
-    from ilp_pyramid.progress import LiveStatus, with_progress
+    from ilp_pyramid.puzzles.bel.quick import run_exact
 
-    label = f"N={n} {engine.name if engine else 'exact:' + solver}"
-    with LiveStatus(label, enabled=not json_out and err_console.is_terminal) as live:
-        outcome = runner.run(n, solver, formulation, with_progress(options, live.update),
-                             card=card, strategies=chosen_strategies(strategy, solver))
-    if engine is not None:
-        outcome = auto.named(outcome, engine)
+    outcome = run_exact(n, solver, formulation, options, card,
+                        chosen_strategies(strategy, solver), engine, json_out)
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 
@@ -236,33 +230,20 @@ solve.__doc__ = (solve.__doc__ or "").replace("AUTO_TABLE", auto_table())
 
 def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
            pictures: Pictures | None = None) -> None:
+    from ilp_pyramid.puzzles.bel.quick import outcome_text
+
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
     made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
         print_json({**outcome.to_json(), **made})
     else:
-        rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
-        console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
-                      f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
-        if outcome.solution is not None:
-            console.print("verified: every cube of the set appears exactly once")
-            console.print(outcome.solution.to_drawing(), end="", markup=False)
-            if pictures is not None:
-                pictures.show(made)
-        elif outcome.status == runner.TIMEOUT:
-            console.print(f"timeout: no solution within the time limit "
-                          f"({outcome.solve_seconds:.1f} s)")
-        elif outcome.status == runner.INFEASIBLE:
-            from ilp_pyramid.puzzles.bel.strategies import hypotheses
-
-            assumed = hypotheses(outcome.strategies)
-            console.print(f"infeasible under the hypotheses {', '.join(assumed)}: no labelling "
-                          f"of this kind" if assumed else
-                          "infeasible: no labelling satisfies the model")
-        else:
-            err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
-                              markup=False, soft_wrap=True)
+        text, error = outcome_text(outcome)
+        console.print(text, end="", markup=False, soft_wrap=True)
+        if error:
+            err_console.print(error, markup=False, soft_wrap=True)
+        if outcome.solution is not None and pictures is not None:
+            pictures.show(made)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
 
