@@ -17,8 +17,10 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    cap_to_cores,
     check_memory,
     console,
+    cores,
     err_console,
     fail,
     load_input,
@@ -29,6 +31,7 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.auto import RACE_FROM
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
@@ -155,6 +158,11 @@ def solve(
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
+                             show_default=f"one per core from N={RACE_FROM}, else 1",
+                             help="--method lns: independent searches racing (different "
+                                  "seeds), the first verified answer stopping the rest; "
+                                  "1: one search in this process."),
     png: Path = PngOpt,
     html: Path = HtmlOpt,
     cubes: bool = CubesOpt,
@@ -206,12 +214,17 @@ def solve(
             given.append(pictures)
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
-                 f"(--method lns takes --repair, --seed, --time-limit)")
+                 f"(--method lns takes --repair, --jobs, --seed, --time-limit)")
+        from ilp_pyramid.puzzles.bel.auto import race_jobs
+
+        jobs = jobs or race_jobs(n, cores())
         if engine is not None:
-            auto.run_lns(n, engine, time_limit, seed, output, json_out)
+            auto.run_lns(n, engine, time_limit, seed, output, json_out, jobs)
         else:
-            run_lns_command(n, repair, time_limit, seed, output, json_out)
+            run_lns_command(n, repair, time_limit, seed, output, json_out, jobs=jobs)
         return
+    if jobs is not None:
+        fail("--jobs applies to --method lns only (--method exact takes --threads)")
     check_solver(solver)
     check_formulation(formulation, solver)
     check_card(card)
