@@ -39,22 +39,57 @@ ENTRIES = (
 )
 
 
+# What `ilp-pyramid --help` lists for each entry (the first sentence of its own help), so the
+# listing loads no command module; tests/test_startup.py checks them against the commands.
+SUMMARIES = {
+    "solve": "Solve Bel's Pyramid of N levels and print the verified solution in Knuth's "
+             "drawing.",
+    "verify": 'Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is '
+              'malformed.',
+    "render": "Draw a solution (after verifying it): a PNG, an interactive HTML view, the build "
+              "list.",
+    "export": "Export the model as LP or MPS with readable, stable variable names, or as DIMACS "
+              "CNF whose comment lines map every variable (`c x 17 Z 3 4 label 2`).",
+    "read-solution": "Decode an outside solver's solution of an exported model by name, verify "
+                     "and draw it.",
+    "models": "(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, "
+              "plus manifest.json.",
+    "solve-cnf": "Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model "
+                 "checked against every clause), 1 UNSATISFIABLE, 3 time limit.",
+    "strategies": "List every strategy: what it adds, and whether it can lose solutions.",
+    "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
+    "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
+            "takes.",
+    "bench": "Time runs, each in its own process: the Bel grid (sizes x solvers x formulations "
+             "x repeats), or --command / --external argv templates; tables from the records.",
+    "views": "Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three "
+             "views.",
+    "iq": "IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
+    "sudoku-cube": "Sudoku Cube: a Rubik's Cube with digits.",
+}
+
+
 def _load(module: str, name: str):
     return getattr(importlib.import_module(module), name)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The command tree: every command, or just `only` (same paths, same help)."""
+def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
+    """The command tree: every command, or just `only` (same paths, same help). `listing`:
+    stand-ins that carry only SUMMARIES, for a command line that names no command (the
+    top-level help, a mistyped command), where no command can run."""
     import typer
 
     # rich markup off: help texts hold square brackets ("ilp-pyramid[cpsat]").
     app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
                       pretty_exceptions_enable=False, add_completion=False,
                       rich_markup_mode=None)
-    for name, module, attr, group in ENTRIES:
+    # Typer lists commands before groups: the stand-ins (all commands) keep that order.
+    for name, module, attr, group in sorted(ENTRIES, key=lambda e: e[3]) if listing else ENTRIES:
         if only not in (None, name):
             continue
-        if group:
+        if listing:
+            app.command(name, help=SUMMARIES[name])(_stand_in)
+        elif group:
             sub = _load(module, attr)
             sub.rich_markup_mode = None
             app.add_typer(sub, name=name)
@@ -69,6 +104,10 @@ def build_app(only: str | None = None) -> typer.Typer:
 
     app.callback()(root)
     return app
+
+
+def _stand_in() -> None:  # pragma: no cover - listed, never run (see build_app)
+    raise RuntimeError("a listing stand-in ran")
 
 
 def version_line() -> str:
@@ -234,6 +273,8 @@ def _quick(args: list[str]) -> int | None:
     if args == ["--version"]:
         print(version_line())
         return 0
+    if args[:1] != ["solve"]:
+        return None
     from ilp_pyramid.puzzles.bel import quick
 
     return quick.run(args)
@@ -248,7 +289,8 @@ def _run_app(args: list[str]) -> object:
     except ImportError:  # pragma: no cover
         from click import exceptions as click_exceptions
     try:
-        app = build_app(_chosen(args))
+        chosen = _chosen(args)
+        app = build_app(chosen, listing=chosen is None)
         return app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
         exc.show()

@@ -101,3 +101,22 @@ def test_bad_n_on_the_quick_path_is_the_usual_error():
     done = _cli("solve", "13")
     assert done.returncode == 2
     assert done.stderr.startswith("error: N must be between 1 and 12")
+
+
+def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
+    import typer
+
+    from ilp_pyramid.cli import build_app
+
+    full = typer.main.get_command(build_app())
+    listed = typer.main.get_command(build_app(listing=True))
+    ctx = None  # TyperGroup lists and finds its commands without one
+    assert full.list_commands(ctx) == listed.list_commands(ctx)
+    for name in full.list_commands(ctx):
+        assert (full.get_command(ctx, name).get_short_help_str(limit=200)
+                == listed.get_command(ctx, name).get_short_help_str(limit=200)), name
+    code, ours, third, out = probe("--help")
+    assert code == 0 and "sudoku-cube" in out
+    # Typer, not one command module: no solver library, no numba, no plotting.
+    assert not {"numba", "numpy", "PuLP", "matplotlib", "python-sat"} & third
+    assert not any(name.startswith("ilp_pyramid.puzzles.") for name in ours)
