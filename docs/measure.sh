@@ -6,7 +6,9 @@
 # Needs the cpsat extra (pip install -e ".[cpsat]") for the CP-SAT column.
 #   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
-#   REF=/path/to/bel_pyramid bash docs/measure.sh figures   # 2-6, then render the README
+#   REF=/path/to/bel_pyramid IQ_CPP=/path/to/IQPyramidSolver bash docs/measure.sh figures
+#                                     # 2-6, then render the README (the anchors are built
+#                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +47,8 @@ ref=()
 if [ -n "${REF:-}" ]; then ref=(--external "ref=$REF {n}" --solved-if 'ref=^Solution:'); fi
 $B --resume --n 1..4 --repeat 5 --time-limit 600 --command 'auto=solve {n}' "${ref[@]}" \
    --results docs/auto.jsonl
-$B --resume --n 5 --repeat 10 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
+# N=5: one search per core racing (the default there), seeds 1-20.
+$B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
    --results docs/auto.jsonl
 
 # 3. MIP against SAT on the whole model, every solver with its defaults.
@@ -58,13 +61,18 @@ fresh docs/highs_strategies_n3.jsonl
 $B --resume --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/highs_strategies_n3.jsonl \
    --strategies "none;LabelPermutationImportance;TopCubeOrdering+LabelPermutationImportance;LabelPermutation+Automorphism;CakeSliceOrdering;AntiMirror"
 
-# 5. IQ counts on one core and on two.
+# 5. IQ counts on two cores against the C++ IQPyramidSolver (Dancing Links + TBB, both cores),
+#    interleaved run by run: the triangle counted (the C++ prints every filling to its stdout),
+#    the rectangle listed into a file by both.
 fresh docs/iq_count.jsonl
-$B --resume --repeat 3 --time-limit 600 --results docs/iq_count.jsonl \
-   --command 'triangle-jobs1=iq count triangle --jobs 1' \
+cpp=()
+if [ -n "${IQ_CPP:-}" ]; then
+  cpp=(--external "cpp-triangle=$IQ_CPP -t t" --external "cpp-rectangle=$IQ_CPP -t r -o /tmp/iq_cpp_rectangle.txt")
+fi
+$B --resume --repeat 5 --time-limit 600 --results docs/iq_count.jsonl \
    --command 'triangle-jobs2=iq count triangle --jobs 2' \
-   --command 'rectangle-jobs1=iq count rectangle --jobs 1' \
-   --command 'rectangle-jobs2=iq count rectangle --jobs 2'
+   --command 'rectangle-jobs2=iq count rectangle --jobs 2 --output /tmp/iq_rectangle.txt' \
+   "${cpp[@]}"
 
 # 6. The views battery (one million cases) and generated Sudoku Cubes (one process each).
 fresh docs/other_puzzles.jsonl

@@ -9,16 +9,12 @@ import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
-import typer
-
-try:  # Typer >= 0.20 vendors click; older ones depend on it.
-    from typer._click import exceptions as click_exceptions
-except ImportError:  # pragma: no cover
-    from click import exceptions as click_exceptions
-
-from ilp_pyramid import cli_common
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
+
+if TYPE_CHECKING:
+    import typer
 
 HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
 
@@ -43,20 +39,57 @@ ENTRIES = (
 )
 
 
+# What `ilp-pyramid --help` lists for each entry (the first sentence of its own help), so the
+# listing loads no command module; tests/test_startup.py checks them against the commands.
+SUMMARIES = {
+    "solve": "Solve Bel's Pyramid of N levels and print the verified solution in Knuth's "
+             "drawing.",
+    "verify": 'Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is '
+              'malformed.',
+    "render": "Draw a solution (after verifying it): a PNG, an interactive HTML view, the build "
+              "list.",
+    "export": "Export the model as LP or MPS with readable, stable variable names, or as DIMACS "
+              "CNF whose comment lines map every variable (`c x 17 Z 3 4 label 2`).",
+    "read-solution": "Decode an outside solver's solution of an exported model by name, verify "
+                     "and draw it.",
+    "models": "(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, "
+              "plus manifest.json.",
+    "solve-cnf": "Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model "
+                 "checked against every clause), 1 UNSATISFIABLE, 3 time limit.",
+    "strategies": "List every strategy: what it adds, and whether it can lose solutions.",
+    "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
+    "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
+            "takes.",
+    "bench": "Time runs, each in its own process: the Bel grid (sizes x solvers x formulations "
+             "x repeats), or --command / --external argv templates; tables from the records.",
+    "views": "Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three "
+             "views.",
+    "iq": "IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
+    "sudoku-cube": "Sudoku Cube: a Rubik's Cube with digits.",
+}
+
+
 def _load(module: str, name: str):
     return getattr(importlib.import_module(module), name)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The command tree: every command, or just `only` (same paths, same help)."""
+def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
+    """The command tree: every command, or just `only` (same paths, same help). `listing`:
+    stand-ins that carry only SUMMARIES, for a command line that names no command (the
+    top-level help, a mistyped command), where no command can run."""
+    import typer
+
     # rich markup off: help texts hold square brackets ("ilp-pyramid[cpsat]").
     app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
                       pretty_exceptions_enable=False, add_completion=False,
                       rich_markup_mode=None)
-    for name, module, attr, group in ENTRIES:
+    # Typer lists commands before groups: the stand-ins (all commands) keep that order.
+    for name, module, attr, group in sorted(ENTRIES, key=lambda e: e[3]) if listing else ENTRIES:
         if only not in (None, name):
             continue
-        if group:
+        if listing:
+            app.command(name, help=SUMMARIES[name])(_stand_in)
+        elif group:
             sub = _load(module, attr)
             sub.rich_markup_mode = None
             app.add_typer(sub, name=name)
@@ -64,25 +97,35 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.command(name)(_load(module, attr))
     # Also what keeps a one-command tree a group (a Typer with one command and no callback
     # would *be* that command, with no name to type).
-    app.callback()(_root)
+    def root(version: bool = typer.Option(False, "--version", callback=_version,
+                                          is_eager=True, help="Print the version and exit.")
+             ) -> None:
+        """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
+
+    app.callback()(root)
     return app
+
+
+def _stand_in() -> None:  # pragma: no cover - listed, never run (see build_app)
+    raise RuntimeError("a listing stand-in ran")
+
+
+def version_line() -> str:
+    from importlib import metadata
+
+    try:
+        version = metadata.version("ilp-pyramid")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        from ilp_pyramid import __version__ as version
+    return f"ilp-pyramid {version}"
 
 
 def _version(value: bool) -> None:
     if value:
-        from importlib import metadata
+        import typer
 
-        try:
-            version = metadata.version("ilp-pyramid")
-        except metadata.PackageNotFoundError:  # run from a source tree that is not installed
-            from ilp_pyramid import __version__ as version
-        print(f"ilp-pyramid {version}")
+        print(version_line())
         raise typer.Exit()
-
-
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
-    """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
 
 
 def __getattr__(name: str):
@@ -198,7 +241,9 @@ def _interrupted(message: str, code: int) -> int:
     """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
     kill_descendants()
     with _said:
-        if not _state["said"] and not cli_common.reported:  # a command may have said it
+        # a command may have said it (cli_common.fail)
+        reported = getattr(sys.modules.get("ilp_pyramid.cli_common"), "reported", False)
+        if not _state["said"] and not reported:
             _state["said"] = True
             print(f"error: {message}", file=sys.stderr, flush=True)
     return code
@@ -222,6 +267,44 @@ def _signal_seen(code: object) -> tuple[str, int] | None:
     return None
 
 
+def _quick(args: list[str]) -> int | None:
+    """What is answered before Typer loads (its import and parsing cost more than a small
+    solve): --version, and `solve N [--json]` where auto runs a SAT solver (bel/quick.py)."""
+    if args == ["--version"]:
+        print(version_line())
+        return 0
+    if args[:1] != ["solve"]:
+        return None
+    from ilp_pyramid.puzzles.bel import quick
+
+    return quick.run(args)
+
+
+def _run_app(args: list[str]) -> object:
+    """The command line through Typer; click's own errors become one line and an exit code."""
+    import typer
+
+    try:  # Typer >= 0.20 vendors click; older ones depend on it.
+        from typer._click import exceptions as click_exceptions
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_exceptions
+    try:
+        chosen = _chosen(args)
+        app = build_app(chosen, listing=chosen is None)
+        return app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
+    except click_exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        return 0
+    except click_exceptions.ClickException as exc:
+        message = one_line(exc.format_message().replace("\n", " "))
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        print(f"error: {message}{hint}", file=sys.stderr)
+        return exc.exit_code
+    except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
+        return _interrupted("interrupted", 130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: every failure becomes one line on stderr and an exit code, never a traceback.
 
@@ -232,19 +315,9 @@ def main(argv: list[str] | None = None) -> None:
     previous = install_signal_handlers() if in_main_thread else {}
     code: object = 1
     try:
-        app = build_app(_chosen(args))
-        code = app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
-    except click_exceptions.NoArgsIsHelpError as exc:
-        exc.show()
-        code = 0
-    except click_exceptions.ClickException as exc:
-        message = one_line(exc.format_message().replace("\n", " "))
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        print(f"error: {message}{hint}", file=sys.stderr)
-        code = exc.exit_code
-    except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
-        code = _interrupted("interrupted", 130)
+        code = _quick(args)
+        if code is None:
+            code = _run_app(args)
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code

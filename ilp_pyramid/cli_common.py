@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -14,6 +12,7 @@ from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import one_line
+from ilp_pyramid.output import print_json  # noqa: F401 - the commands import it from here
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -115,7 +114,3 @@ def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
         return parse(text)
     except InputError as exc:
         fail(f"{path}: {exc}")
-
-
-def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=None, separators=(", ", ": ")) + "\n")

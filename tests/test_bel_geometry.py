@@ -35,3 +35,26 @@ def test_counting_condition_total(n):
     geo = pyramid(n)
     occurrences = Counter(label for cube in geo.cubes for label in cube)
     assert set(occurrences.values()) == {geo.label_total}
+
+
+def test_the_incidence_table_is_what_the_graph_gives():
+    # incidence_table.py spares small solves the networkx import; networkx stays the source.
+    from ilp_pyramid.puzzles.bel.geometry import (
+        TABLE_MAX,
+        graph_incidence,
+        incidence_graph,
+        tabled_incidence,
+    )
+
+    for n in range(1, TABLE_MAX + 1):
+        lines, cells, cell_lines = graph_incidence(incidence_graph(n))
+        assert tabled_incidence(n) == (tuple(map(tuple, lines)), tuple(map(tuple, cells)),
+                                       tuple(map(tuple, cell_lines)))
+    assert tabled_incidence(TABLE_MAX + 1) is None
+
+
+@pytest.mark.parametrize("n", [3, 7])
+def test_line_cells_are_the_graph_neighbours(n):
+    geo = pyramid(n)
+    for i, line in enumerate(geo.lines):
+        assert geo.line_cells[i] == sorted(geo.cell_index[c] for c in geo.graph[line])

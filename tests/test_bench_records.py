@@ -56,8 +56,10 @@ def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
     auto, ref = read_results(results)
     assert auto["label"] == "auto" and auto["argv"][1:5] == ["-m", "ilp_pyramid", "solve", "1"]
     assert auto["status"] == "solved" and auto["result"]["solution"]["Z"] == [[0]]
-    assert auto["cpu_seconds"] > 0.1  # a Python process: start-up alone costs that
-    assert 30 < auto["peak_rss_mb"] < 2000 and ref["peak_rss_mb"] < 30
+    # a real process: its CPU is measured (solve 1 starts in well under 0.1 s now)
+    assert auto["cpu_seconds"] > 0
+    # each its own process's peak: Python with python-sat above /bin/sleep
+    assert ref["peak_rss_mb"] < 10 < auto["peak_rss_mb"] < 2000
     assert ref["label"] == "ref" and ref["argv"] == ["/bin/sleep", "0.1"]
     assert ref["status"] == "solved" and ref["wall_seconds"] >= 0.1
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

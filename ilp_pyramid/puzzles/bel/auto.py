@@ -25,6 +25,10 @@ CHOICES: dict[int, str] = {1: "exact:kissat", 2: "exact:kissat", 3: "exact:kissa
                            4: "lns+dlx", 5: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
+# From this N on, the hybrid search runs one search per core, racing (lns/race.py): the time
+# to a solution is heavy-tailed over seeds there (docs/auto.md).
+RACE_FROM = 5
+
 CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mip", "lns+dlx")
 # Engines whose medians differ by less than TIE are equally fast (the spread between repeats
 # is larger); the one earlier here is chosen: the MIP solver where it is competitive.
@@ -54,6 +58,11 @@ def parse_engine(name: str) -> Engine:
 
 def choose(n: int) -> Engine:
     return parse_engine(CHOICES.get(n, BEYOND))
+
+
+def race_jobs(n: int, cores: int) -> int:
+    """How many searches race by default at N."""
+    return cores if n >= RACE_FROM else 1
 
 
 def table_text() -> str:
@@ -88,28 +97,17 @@ def named(outcome, engine: Engine):
 
 
 def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
-            output: Path | None, json_out: bool) -> None:
+            output: Path | None, json_out: bool, jobs: int = 1) -> None:
     """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too."""
-    import typer
-
-    from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, print_json
-    from ilp_pyramid.puzzles.bel.lns.command import outcome_json, run_lns_command
+    from ilp_pyramid.cli_common import console
+    from ilp_pyramid.puzzles.bel.lns.command import run_lns_command
 
     if not json_out:
         how = {"mip": "HiGHS", "sat": "Kissat", "dlx": "Dancing Links"}.get(engine.solver, "")
         console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
                       f"(exact-cover repairs by {how}; table: solve --help)")
-        run_lns_command(n, engine.solver, time_limit, seed, output, json_out)
-        return
-    from ilp_pyramid.formats.fileio import write_atomic
-    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
-
-    outcome = solve_lns(n, engine.solver, time_limit=time_limit, seed=seed)
-    if outcome.solution is not None and output is not None:
-        write_atomic(output, outcome.solution.to_drawing())
-    print_json({**outcome_json(outcome), "method": "auto", "engine": engine.name})
-    if outcome.status != SOLVED:
-        raise typer.Exit(EXIT_TIMEOUT)
+    run_lns_command(n, engine.solver, time_limit, seed, output, json_out, jobs=jobs,
+                    json_extra={"method": "auto", "engine": engine.name})
 
 
 # -- re-deriving the table ------------------------------------------------------------------

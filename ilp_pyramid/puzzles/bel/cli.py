@@ -17,8 +17,10 @@ from ilp_pyramid.cli_common import (
     Seed,
     Threads,
     TimeLimit,
+    cap_to_cores,
     check_memory,
     console,
+    cores,
     err_console,
     fail,
     load_input,
@@ -29,6 +31,7 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid.puzzles.bel.auto import RACE_FROM
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
@@ -62,6 +65,8 @@ DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
 
 
 def check_strategies(names: list[str]) -> None:
+    if not names:  # the catalogue is not loaded for nothing
+        return
     from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
     if "none" in names and len(names) > 1:
@@ -153,6 +158,11 @@ def solve(
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
+                             show_default=f"one per core from N={RACE_FROM}, else 1",
+                             help="--method lns: independent searches racing (different "
+                                  "seeds), the first verified answer stopping the rest; "
+                                  "1: one search in this process."),
     png: Path = PngOpt,
     html: Path = HtmlOpt,
     cubes: bool = CubesOpt,
@@ -204,12 +214,17 @@ def solve(
             given.append(pictures)
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
-                 f"(--method lns takes --repair, --seed, --time-limit)")
+                 f"(--method lns takes --repair, --jobs, --seed, --time-limit)")
+        from ilp_pyramid.puzzles.bel.auto import race_jobs
+
+        jobs = jobs or race_jobs(n, cores())
         if engine is not None:
-            auto.run_lns(n, engine, time_limit, seed, output, json_out)
+            auto.run_lns(n, engine, time_limit, seed, output, json_out, jobs)
         else:
-            run_lns_command(n, repair, time_limit, seed, output, json_out)
+            run_lns_command(n, repair, time_limit, seed, output, json_out, jobs=jobs)
         return
+    if jobs is not None:
+        fail("--jobs applies to --method lns only (--method exact takes --threads)")
     check_solver(solver)
     check_formulation(formulation, solver)
     check_card(card)
@@ -217,18 +232,10 @@ def solve(
     check_model_memory(n, formulation, backends.kind(solver))
     Pictures(png, html, cubes, cubes_csv).check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out)
-    if not json_out:
-        how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
-        console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
-                      f"{how}, formulation {formulation}")
-    from ilp_pyramid.progress import LiveStatus, with_progress
+    from ilp_pyramid.puzzles.bel.quick import run_exact
 
-    label = f"N={n} {engine.name if engine else 'exact:' + solver}"
-    with LiveStatus(label, enabled=not json_out and err_console.is_terminal) as live:
-        outcome = runner.run(n, solver, formulation, with_progress(options, live.update),
-                             card=card, strategies=chosen_strategies(strategy, solver))
-    if engine is not None:
-        outcome = auto.named(outcome, engine)
+    outcome = run_exact(n, solver, formulation, options, card,
+                        chosen_strategies(strategy, solver), engine, json_out)
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 
@@ -237,33 +244,20 @@ solve.__doc__ = (solve.__doc__ or "").replace("AUTO_TABLE", auto_table())
 
 def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
            pictures: Pictures | None = None) -> None:
+    from ilp_pyramid.puzzles.bel.quick import outcome_text
+
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
     made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
         print_json({**outcome.to_json(), **made})
     else:
-        rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
-        console.print(f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
-                      f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s")
-        if outcome.solution is not None:
-            console.print("verified: every cube of the set appears exactly once")
-            console.print(outcome.solution.to_drawing(), end="", markup=False)
-            if pictures is not None:
-                pictures.show(made)
-        elif outcome.status == runner.TIMEOUT:
-            console.print(f"timeout: no solution within the time limit "
-                          f"({outcome.solve_seconds:.1f} s)")
-        elif outcome.status == runner.INFEASIBLE:
-            from ilp_pyramid.puzzles.bel.strategies import hypotheses
-
-            assumed = hypotheses(outcome.strategies)
-            console.print(f"infeasible under the hypotheses {', '.join(assumed)}: no labelling "
-                          f"of this kind" if assumed else
-                          "infeasible: no labelling satisfies the model")
-        else:
-            err_console.print(f"error: the solver failed {outcome.message}".rstrip(),
-                              markup=False, soft_wrap=True)
+        text, error = outcome_text(outcome)
+        console.print(text, end="", markup=False, soft_wrap=True)
+        if error:
+            err_console.print(error, markup=False, soft_wrap=True)
+        if outcome.solution is not None and pictures is not None:
+            pictures.show(made)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
 

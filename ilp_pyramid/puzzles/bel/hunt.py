@@ -38,6 +38,7 @@ from ilp_pyramid.cli_common import (
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.parsing import load_json
+from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 
 BEST_FILE = "best.json"
 SOLUTION_FILE = "solution.txt"
@@ -144,12 +145,6 @@ def resumable(n: int, labels: np.ndarray) -> bool:
 
 
 # -- one worker's search ----------------------------------------------------------------------
-
-def process_cpu() -> float:
-    """CPU seconds of this process and its finished children (the SAT repairs' processes)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
 
 def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
               repair: str, token: str, neighbourhood: str = "family") -> dict:

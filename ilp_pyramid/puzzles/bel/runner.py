@@ -34,11 +34,13 @@ class BelRun:
     strategies: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        from ilp_pyramid.puzzles.bel.strategies import hypotheses
-
         # Present only when an "infeasible" status would hold just under these strategies
         # (the --method lns output shares the other keys and knows no strategies).
-        assumed = hypotheses(self.strategies)
+        assumed = []
+        if self.strategies:
+            from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+            assumed = hypotheses(self.strategies)
         return {
             "n": self.n,
             "solver": self.solver,

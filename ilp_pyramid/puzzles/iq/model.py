@@ -10,12 +10,14 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-import pulp
+from typing import TYPE_CHECKING
 
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 from ilp_pyramid.puzzles.iq.placements import Placement, all_placements
+
+if TYPE_CHECKING:  # PuLP is loaded by build_model alone: counting and DLX solves never need it
+    import pulp
 
 
 @dataclass
@@ -102,6 +104,8 @@ class IQModel:
 
 
 def build_model(instance: Instance) -> IQModel:
+    import pulp
+
     start = time.perf_counter()
     problem = pulp.LpProblem(f"iq_{instance.board.name}".replace(".", "_"), pulp.LpMinimize)
     variables = [problem.add_variable(var_name(instance, r), cat=pulp.LpBinary)

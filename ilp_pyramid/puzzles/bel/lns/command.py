@@ -62,33 +62,56 @@ class LiveLine:
             self.live.update(progress_text(progress))
 
 
+def run_search(n: int, repair: str, time_limit: float | None, seed: int | None, jobs: int = 1,
+               progress: Callable | None = None):
+    """One search in this process (`jobs` 1, as ever), or `jobs` racing (lns/race.py)."""
+    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
+    from ilp_pyramid.puzzles.bel.lns.race import RaceOutcome, process_cpu, race_lns, seeds
+
+    if jobs > 1:
+        return race_lns(n, repair, jobs, time_limit, seed, progress)
+    cpu0 = process_cpu()
+    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=progress)
+    return RaceOutcome(outcome, 1, 0 if outcome.status == SOLVED else None, seeds(seed, 1)[0],
+                       process_cpu() - cpu0)
+
+
 def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | None,
                     output: Path | None, json_out: bool,
-                    on_progress: Callable[[int, float], None] | None = None) -> None:
+                    on_progress: Callable[[int, float], None] | None = None, jobs: int = 1,
+                    json_extra: dict | None = None) -> None:
     """The command's body. `on_progress(best, elapsed)`: called after every chunk of moves with
-    the fewest repeated cubes so far and the seconds since the start (for a caller's display)."""
+    the fewest repeated cubes so far and the seconds since the start (for a caller's display).
+    `jobs` > 1: that many searches race (lns/race.py); `json_extra`: keys added to --json."""
     from ilp_pyramid.puzzles.bel.geometry import cell_count
-    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
+    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED
 
     if not json_out:
+        searches = f"{jobs} racing local searches" if jobs > 1 else "local search"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
-                      f"local search + {repair} repair")
+                      f"{searches} + {repair} repair", markup=False, soft_wrap=True)
     with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
         def progress(p) -> None:
             live.update(p)
             if on_progress is not None:
                 on_progress(p.best, p.seconds)
 
-        outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=progress)
+        race = run_search(n, repair, time_limit, seed, jobs, progress)
+    outcome = race.outcome
     if outcome.solution is not None and output is not None:
         write_atomic(output, outcome.solution.to_drawing())
     if json_out:
-        print_json(outcome_json(outcome))
+        print_json({**outcome_json(outcome), **race_json(race), **(json_extra or {})})
     else:
         console.print(f"search: {outcome.moves / 1e6:.1f} M moves "
                       f"({outcome.moves_per_second / 1e6:.2f} M/s), {outcome.restarts} restarts, "
                       f"{sum(outcome.repairs.values())} repairs ({outcome.repair_seconds:.1f} s); "
                       f"{outcome.seconds:.2f} s")
+        if jobs > 1:
+            won = (f"won by search {race.winner} (seed {race.seed})" if race.winner is not None
+                   else "none finished")
+            console.print(f"race: {jobs} searches, {won}; {race.cpu_seconds:.1f} CPU s in all",
+                          markup=False)
         if outcome.solution is not None:
             console.print(f"verified: every cube of the set appears exactly once "
                           f"(found by {outcome.solved_by})")
@@ -98,6 +121,14 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
                           f"best state had {outcome.best_conflicts} repeated cubes")
     if outcome.status != SOLVED:
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def race_json(race) -> dict:
+    """The --json keys of a race (also of a single search: jobs 1, search 0)."""
+    return {"jobs": race.jobs,
+            "winner": None if race.winner is None else {"search": race.winner,
+                                                        "seed": race.seed},
+            "cpu_seconds": round(race.cpu_seconds, 3)}
 
 
 def outcome_json(outcome) -> dict:

@@ -1,0 +1,122 @@
+"""What a small solve loads: the modules, not the time (the time is a benchmark's, docs/)."""
+
+import json
+import re
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+# Runs the command as the console script does, then lists every module the process loaded.
+PROBE = r"""
+import json, sys
+from ilp_pyramid import cli
+try:
+    cli.main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+SOLVE_SMALL = {
+    "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.output",
+    "ilp_pyramid.parsing", "ilp_pyramid.progress",
+    "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.cpsat",
+    "ilp_pyramid.backends.mip", "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
+    "ilp_pyramid.formats", "ilp_pyramid.formats.dimacs", "ilp_pyramid.formats.fileio",
+    "ilp_pyramid.puzzles", "ilp_pyramid.puzzles.bel", "ilp_pyramid.puzzles.bel.auto",
+    "ilp_pyramid.puzzles.bel.cnf", "ilp_pyramid.puzzles.bel.geometry",
+    "ilp_pyramid.puzzles.bel.incidence_table", "ilp_pyramid.puzzles.bel.quick",
+    "ilp_pyramid.puzzles.bel.runner", "ilp_pyramid.puzzles.bel.solution",
+    "ilp_pyramid.verify", "ilp_pyramid.verify.bel",
+}
+
+
+def probe(*args: str) -> tuple[int, set[str], set[str], str]:
+    """Exit code, the package's modules, the third-party distributions, and stdout."""
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True,
+                          text=True, timeout=120)
+    *printed, last = done.stdout.splitlines()
+    data = json.loads(last)
+    data["modules"] = set(data["modules"]) - _at_start()  # site's own (.pth hooks)
+    ours = {name for name in data["modules"] if name.split(".")[0] == "ilp_pyramid"}
+    owners = metadata.packages_distributions()
+    tops = {name.split(".")[0] for name in data["modules"]}
+    third = {dist for top in tops if top not in sys.stdlib_module_names
+             for dist in owners.get(top, []) if dist != "ilp-pyramid"}
+    return data["code"], ours, third, "\n".join(printed)
+
+
+def _at_start() -> set[str]:
+    bare = subprocess.run([sys.executable, "-c", "import json, sys; "
+                           "print(json.dumps(sorted(sys.modules)))"], capture_output=True,
+                          text=True, timeout=60)
+    return set(json.loads(bare.stdout))
+
+
+@pytest.mark.parametrize("args", [["solve", "1"], ["solve", "2", "--json"]])
+def test_a_small_solve_loads_only_the_sat_path(args):
+    code, ours, third, out = probe(*args)
+    assert code == 0, out
+    # No Typer, Rich, Pydantic, networkx, numpy, PuLP: python-sat is all it needs.
+    assert third == {"python-sat"}
+    assert ours - {"ilp_pyramid.output"} == SOLVE_SMALL - {"ilp_pyramid.output"}
+
+
+def test_version_loads_nothing_else():
+    code, ours, third, out = probe("--version")
+    assert code == 0 and out.startswith("ilp-pyramid ")
+    assert third == set()
+    assert ours == {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors"}
+
+
+def test_other_command_lines_still_go_through_typer():
+    code, ours, third, out = probe("solve", "2", "--seed", "1")
+    assert code == 0 and "typer" in third
+
+
+def _untimed(text: str) -> str:
+    return re.sub(r"\d+\.\d\d s", "T s", text)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_the_quick_path_prints_what_the_usual_one_prints(n):
+    # `--method auto` spelled out takes the Typer path to the same engine.
+    quick, usual = _cli("solve", str(n)), _cli("solve", str(n), "--method", "auto")
+    assert quick.returncode == usual.returncode == 0
+    assert _untimed(quick.stdout).splitlines()[:3] == _untimed(usual.stdout).splitlines()[:3]
+    assert quick.stdout.count("\n") == usual.stdout.count("\n")
+    assert quick.stderr == usual.stderr == ""
+    keys = json.loads(_cli("solve", str(n), "--json").stdout).keys()
+    assert keys == json.loads(_cli("solve", str(n), "--method", "auto", "--json").stdout).keys()
+
+
+def test_bad_n_on_the_quick_path_is_the_usual_error():
+    done = _cli("solve", "13")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: N must be between 1 and 12")
+
+
+def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
+    import typer
+
+    from ilp_pyramid.cli import build_app
+
+    full = typer.main.get_command(build_app())
+    listed = typer.main.get_command(build_app(listing=True))
+    ctx = None  # TyperGroup lists and finds its commands without one
+    assert full.list_commands(ctx) == listed.list_commands(ctx)
+    for name in full.list_commands(ctx):
+        assert (full.get_command(ctx, name).get_short_help_str(limit=200)
+                == listed.get_command(ctx, name).get_short_help_str(limit=200)), name
+    code, ours, third, out = probe("--help")
+    assert code == 0 and "sudoku-cube" in out
+    # Typer, not one command module: no solver library, no numba, no plotting.
+    assert not {"numba", "numpy", "PuLP", "matplotlib", "python-sat"} & third
+    assert not any(name.startswith("ilp_pyramid.puzzles.") for name in ours)
