@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover
 from ilp_pyramid import cli_common
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 
-HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
+HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT side by side."
 
 # (name, module, attribute, is a group) in help order. Modules are imported only for the
 # command that runs: `solve 3` need not load the benchmark, Dask, plotting or the other puzzles
@@ -82,7 +82,7 @@ def _version(value: bool) -> None:
 
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit.")) -> None:
-    """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
+    """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT side by side."""
 
 
 def __getattr__(name: str):

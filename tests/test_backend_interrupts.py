@@ -9,6 +9,7 @@ would miss them.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -24,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # The solver has to be running, not still importing, when the signal arrives.
 SETTLE_SECONDS = 1.5
 EXIT_WITHIN = 2.0
+# Solver libraries that run in the process itself; the others run in a child.
+IN_PROCESS = ("highs", "scip")
 
 
 def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
@@ -38,7 +41,7 @@ def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
     assert b"Bel's Pyramid N=4" in header, header
     time.sleep(SETTLE_SECONDS)
     kids = descendants(child.pid)
-    if solver != "highs":  # HiGHS runs in the process itself; the others in a child
+    if solver not in IN_PROCESS:
         deadline = time.perf_counter() + 10
         while not kids and time.perf_counter() < deadline:
             time.sleep(0.1)
@@ -74,6 +77,10 @@ def interrupt(solver: str, signum: int, tmp: Path) -> None:
     pytest.param("highs", signal.SIGTERM, marks=pytest.mark.slow),
     pytest.param("cbc", signal.SIGINT, marks=pytest.mark.slow),
     pytest.param("kissat", signal.SIGTERM, marks=pytest.mark.slow),
+    pytest.param("scip", signal.SIGINT, marks=pytest.mark.skipif(
+        importlib.util.find_spec("pyscipopt") is None, reason="pyscipopt not installed")),
+    pytest.param("scip", signal.SIGTERM, marks=[pytest.mark.slow, pytest.mark.skipif(
+        importlib.util.find_spec("pyscipopt") is None, reason="pyscipopt not installed")]),
 ])
 def test_a_signal_stops_the_solver_and_its_children(solver, signum, tmp_path):
     interrupt(solver, signum, tmp_path)

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid import backends
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -36,7 +37,9 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
-                         help="Implies --method exact. MIP: highs | cbc. SAT (python-sat, "
+                         help=f"Implies --method exact. MIP: {' | '.join(MIP_SOLVERS)} "
+                              f"(scip, gurobi: extras ilp-pyramid[scip], [gurobi]). "
+                              "SAT (python-sat, "
                               "own process): kissat | cadical | kissat404 | cadical300 | "
                               "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
                               "minisat22 | ... (see docs/sat.md); "
@@ -51,6 +54,12 @@ CardOpt = typer.Option(None, "--card",
                             "measured).")
 
 
+SolverOptionOpt = typer.Option([], "--solver-option",
+                               help="NAME=VALUE passed to the MIP solver as it is "
+                                    "(repeatable): a SCIP parameter (misc/usesymmetry=0, "
+                                    "emphasis=feasibility), a HiGHS option "
+                                    "(mip_detect_symmetry=false), a Gurobi parameter "
+                                    "(Symmetry=2), a CBC flag (cuts=off).")
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
@@ -101,9 +110,36 @@ def check_model_memory(n: int, formulation: str, kind: str) -> None:
     check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
 
 
+def parse_solver_options(items: list[str], solver: str) -> dict:
+    """'name=value' items -> {name: value}, numbers and true/false read as such."""
+    if items and not backends.accepts("mip", solver):
+        fail(f"--solver-option is for the MIP solvers ({', '.join(MIP_SOLVERS)})")
+    options: dict = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            fail(f"--solver-option {item!r}: expected NAME=VALUE")
+        options[name.strip()] = _option_value(text.strip())
+    return options
+
+
+def _option_value(text: str) -> object:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def check_solver(solver: str) -> None:
     try:
-        backends.kind(solver)
+        if backends.kind(solver) == "mip":
+            from ilp_pyramid.backends import mip
+
+            mip.require(solver)
         if solver == backends.CPSAT:
             from ilp_pyramid.backends import cpsat
 
@@ -144,8 +180,10 @@ def solve(
     seed: int = Seed,
     output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
     strategy: list[str] = StrategyOpt,
+    solver_option: list[str] = SolverOptionOpt,
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Show the solver's log (on stderr)."),
     method: str = typer.Option("auto", "--method",
                                help="auto (the engine measured fastest for N, see above) | "
                                     "exact (one solver on the whole model) | lns (compiled "
@@ -181,7 +219,7 @@ def solve(
     check_n(n)
     exact_only = {"--solver": solver is not None, "--formulation": formulation != "counts",
                   "--card": card is not None, "--strategy": bool(strategy),
-                  "--threads": threads is not None}
+                  "--threads": threads is not None, "--solver-option": bool(solver_option)}
     given = [name for name, used in exact_only.items() if used]
     engine = None
     if method == "auto":  # options that only one method takes pick that method
@@ -214,8 +252,9 @@ def solve(
     check_formulation(formulation, solver)
     check_card(card)
     check_strategies(strategy)
+    extra = parse_solver_options(solver_option, solver)
     check_model_memory(n, formulation, backends.kind(solver))
-    options = solve_options(time_limit, threads, seed, verbose and not json_out)
+    options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
     if not json_out:
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
