@@ -8,6 +8,7 @@
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh figures   # 2-6, then render the README
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
+#   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B="python -m ilp_pyramid bench"
@@ -15,7 +16,7 @@ B="python -m ilp_pyramid bench"
 # its file with --resume, which also skips runs a stopped stage had finished.
 fresh() { if [ "${FRESH:-1}" = 1 ]; then rm -f "$@"; fi; }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -95,6 +96,40 @@ $B --resume --repeat 3 --time-limit 3600 --results docs/cnf_vs_reference.jsonl \
    --command "ours=solve-cnf $dir/ours_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json" \
    --command "reference=solve-cnf $dir/ref_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json"
 $B render README.md
+}
+
+# 8. The MIP side (docs/mip.md): every solver setting, formulation and symmetry handling on
+#    N=3 (5 seeds, 60 s), the contenders on N=4 (3 seeds, 60 s), each against HiGHS and
+#    Kissat in the same run. Needs the extras scip and gurobi (Gurobi's free licence takes
+#    N <= 3 only). About 15 + 15 minutes.
+S='solve {n} --json --time-limit {time_limit} --seed {seed}'
+mip3() {
+fresh docs/mip_n3.jsonl
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+   --command "kissat=$S --solver kissat" \
+   --command "highs=$S --solver highs" \
+   --command "highs-plain=$S --solver highs --strategy none" \
+   --command "highs-nosym=$S --solver highs --strategy none --solver-option mip_detect_symmetry=false" \
+   --command "highs-nofj=$S --solver highs --strategy none --solver-option mip_heuristic_run_feasibility_jump=false" \
+   --command "highs-mult=$S --solver highs --strategy none --formulation counts-mult" \
+   --command "scip=$S --solver scip" \
+   --command "scip-nosym=$S --solver scip --solver-option misc/usesymmetry=0" \
+   --command "scip-feas=$S --solver scip --solver-option emphasis=feasibility" \
+   --command "scip-lpi=$S --solver scip --strategy LabelPermutationImportance" \
+   --command "scip-lp=$S --solver scip --strategy LabelPermutation" \
+   --command "scip-facepbeq=$S --solver scip --strategy FacePBEQ" \
+   --command "scip-mult=$S --solver scip --formulation counts-mult" \
+   --command "scip-sos1=$S --solver scip --formulation counts-sos1" \
+   --command "gurobi=$S --solver gurobi" \
+   --command "gurobi-sym2=$S --solver gurobi --solver-option Symmetry=2"
+}
+
+mip4() {
+fresh docs/mip_n4.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 60 --results docs/mip_n4.jsonl \
+   --command "kissat=$S --solver kissat" \
+   --command "highs=$S --solver highs" \
+   --command "scip=$S --solver scip"
 }
 
 "$stage"

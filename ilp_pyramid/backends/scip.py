@@ -11,6 +11,8 @@ SCIP writes its log through C stdio to fd 1. Without --verbose the log is off
 runs on one thread here (`--threads` does not change it); progress reports elapsed time only
 (SCIP's statistics are not safe to read from another thread while it solves).
 
+SOS1 sets declared on the PuLP problem (`problem.sos1`) become SCIP SOS1 constraints.
+
 `SolveOptions.extra` holds SCIP parameters by name (`{"misc/usesymmetry": 0}`) plus one key
 of ours, `emphasis` (a `SCIP_PARAMEMPHASIS` name: `feasibility`, `easycip`, ...).
 """
@@ -70,6 +72,9 @@ class InterruptibleSCIP(pulp.SCIP_PY):
                 model.setParam(name, value)
             except (LookupError, ValueError, TypeError) as exc:
                 raise InputError(f"SCIP parameter {name}={value!r}: {exc}") from None
+        for name, weights in lp.sos1.items():  # PuLP's SCIP_PY leaves them out
+            model.addConsSOS1([var.solverVar for var in weights], list(weights.values()),
+                              name=str(name))
 
     def callSolver(self, lp: pulp.LpProblem) -> None:  # noqa: N802 - PuLP's name
         model = lp.solverModel
