@@ -12,7 +12,8 @@ import pytest
 
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.model import build_model, line_var_name
-from ilp_pyramid.puzzles.bel.solution import parse_drawing
+from ilp_pyramid.puzzles.bel.solution import parse_drawing, parse_json
+from ilp_pyramid.verify.bel import verify_solution
 
 
 def assign(model, solution) -> None:
@@ -87,3 +88,28 @@ def test_highs_solves_counts_mult(cli):
     result = cli("solve", 2, "--formulation", "counts-mult", "--json")
     assert result.code == 0 and json.loads(result.out)["status"] == "solved"
     assert isinstance(build_model(1, "counts-mult").problem, pulp.LpProblem)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_the_uniform_point_satisfies_every_row(n):
+    """Why the LP says nothing (docs/mip.md): x = 1/L on every line and y = 1/C on every
+    cell-cube pair satisfy every row of counts and of counts-mult, so the root LP of a
+    feasibility model has its optimum (0) at a point that decides nothing."""
+    geo = pyramid(n)
+    for formulation in ("counts", "counts-mult"):
+        model = build_model(n, formulation)
+        for var in model.problem.variables():
+            var.varValue = 1 / geo.num_labels if var.name.startswith("x_") \
+                else 1 / len(geo.cubes) if var.name.startswith("y_") else 0.0
+        assert all(row.valid(1e-9) for row in model.problem.constraints()), formulation
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pyscipopt") is None,
+                    reason="pyscipopt not installed (extra: scip)")
+def test_scip_repairs_in_the_hybrid_search(cli):
+    result = cli("solve", 3, "--method", "lns", "--repair", "scip", "--seed", 0, "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["solver"] == "lns+scip" and data["status"] == "solved"
+    solution = parse_json(result.out)
+    assert verify_solution(solution).valid

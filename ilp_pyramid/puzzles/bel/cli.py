@@ -190,7 +190,8 @@ def solve(
                                     "local search + exact repair, docs/hybrid.md)."),
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
-                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links) | "
+                                    "scip (SCIP, extra ilp-pyramid[scip])."),
     png: Path = PngOpt,
     html: Path = HtmlOpt,
     cubes: bool = CubesOpt,
