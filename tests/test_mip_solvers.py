@@ -95,6 +95,19 @@ def test_scip_gets_seed_time_limit_and_parameters():
     assert model.getParam("misc/usesymmetry") == 0
     assert model.getParam("misc/catchctrlc") is False
     assert x.varValue == 1.0
+    # The measured default (docs/mip.md): SCIP's CP emphasis, the LP off.
+    problem.solve(scip.solver(SolveOptions()))
+    assert problem.solverModel.getParam("lp/solvefreq") == -1
+    problem.solve(scip.solver(SolveOptions(extra={"emphasis": "default"})))
+    assert problem.solverModel.getParam("lp/solvefreq") == 1
+
+
+@needs_scip
+def test_scip_runs_its_measured_strategy_unless_told(cli):
+    default = json.loads(cli("solve", 2, "--solver", "scip", "--json").out)
+    assert default["strategies"] == ["LabelPermutationImportance"]
+    plain = json.loads(cli("solve", 2, "--solver", "scip", "--strategy", "none", "--json").out)
+    assert plain["strategies"] == [] and plain["status"] == "solved"
 
 
 @needs_scip

@@ -66,8 +66,10 @@ StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); 
 # The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
 # took a median 4.41 s with value precedence on the centre lines against 5.84 s plain (seeds
 # 0-2, docs/highs_strategies_n3.jsonl, written by docs/measure.sh); every other set measured
-# was slower.
-DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
+# was slower. SCIP (with its CP emphasis, backends/scip.py): a median 0.95 s of solve time
+# with the same rows against 1.43 s without (seeds 0-4, docs/mip_n3.jsonl, docs/mip.md).
+DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"],
+                      "scip": ["LabelPermutationImportance"]}
 
 
 def check_strategies(names: list[str]) -> None:
@@ -206,8 +208,9 @@ def solve(
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
     formulation with LabelPermutationImportance (median 4.41 s against 5.84 s plain over 3
-    seeds at N=3; the full-precedence breakers were slower), CBC the plain
-    counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
+    seeds at N=3; the full-precedence breakers were slower), SCIP the same rows with its CP
+    emphasis (no LP; solve time at most 1.0 s over 5 seeds at N=3, docs/mip.md), CBC and
+    Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
     default off. The MIP solvers are the slow way
     here: HiGHS needs seconds at N=3 and did not answer N=4 within 30 s, where Kissat
