@@ -213,9 +213,9 @@ def solve(
     Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
     default off. The MIP solvers are the slow way
-    here: HiGHS needs seconds at N=3 and did not answer N=4 within 30 s, where Kissat
-    needs about 3 s and the hybrid search about 1.3 s (docs/mip_vs_sat.jsonl,
-    docs/auto.jsonl).
+    here: HiGHS needs seconds at N=3, SCIP about 1 s only with its LP switched off, and no
+    MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 3 s and
+    the hybrid search about 1.3 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).
