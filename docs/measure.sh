@@ -3,13 +3,15 @@
 # `ilp-pyramid bench` (each record carries its command line, the core count and the load
 # average before and after), then the README's marked blocks rendered from them.
 # Run on an otherwise idle machine (check `uptime` first). About 30 minutes on 2 cores.
-# Needs the cpsat extra (pip install -e ".[cpsat]") for the CP-SAT column.
+# Needs the extras cpsat, scip and gurobi (pip install -e ".[cpsat,scip,gurobi]") for the
+# CP-SAT, SCIP and Gurobi columns.
 #   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
 #   REF=/path/to/bel_pyramid IQ_CPP=/path/to/IQPyramidSolver bash docs/measure.sh figures
 #                                     # 2-6, then render the README (the anchors are built
 #                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
+#   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B="python -m ilp_pyramid bench"
@@ -17,7 +19,7 @@ B="python -m ilp_pyramid bench"
 # its file with --resume, which also skips runs a stopped stage had finished.
 fresh() { if [ "${FRESH:-1}" = 1 ]; then rm -f "$@"; fi; }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -53,8 +55,9 @@ $B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed 
 
 # 3. MIP against SAT on the whole model, every solver with its defaults.
 fresh docs/mip_vs_sat.jsonl
-$B --resume --n 2..4 --solver highs,cbc,kissat,cadical,cpsat --repeat 3 --time-limit 30 \
-   --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
+#    Gurobi's free licence takes N <= 3: its N=4 runs end in exit 2 naming the licence.
+$B --resume --n 2..4 --solver highs,cbc,scip,gurobi,kissat,cadical,cpsat --repeat 3 \
+   --time-limit 30 --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
 
 # 4. Symmetry breaking for HiGHS at N=3 (the lex rows fixed; seeds 0-2).
 fresh docs/highs_strategies_n3.jsonl
@@ -103,6 +106,74 @@ $B --resume --repeat 3 --time-limit 3600 --results docs/cnf_vs_reference.jsonl \
    --command "ours=solve-cnf $dir/ours_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json" \
    --command "reference=solve-cnf $dir/ref_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json"
 $B render README.md
+}
+
+# 8. The MIP side (docs/mip.md): every solver setting, formulation and symmetry handling on
+#    N=3 (5 seeds, 60 s), the contenders on N=4 (3 seeds, 60 s), each against HiGHS and
+#    Kissat in the same run. Needs the extras scip and gurobi (Gurobi's free licence takes
+#    N <= 3 only). About 15 + 15 minutes. Every SCIP template pins its emphasis and
+#    strategies (`emphasis=default`: SCIP's own; `--strategy none`), so that it means what it
+#    meant when measured, before the backend's defaults became cpsolver + precedence rows.
+S='solve {n} --json --time-limit {time_limit} --seed {seed}'
+mip3() {
+fresh docs/mip_n3.jsonl
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+   --command "kissat=$S --solver kissat" \
+   --command "highs=$S --solver highs" \
+   --command "highs-plain=$S --solver highs --strategy none" \
+   --command "highs-nosym=$S --solver highs --strategy none --solver-option mip_detect_symmetry=false" \
+   --command "highs-nofj=$S --solver highs --strategy none --solver-option mip_heuristic_run_feasibility_jump=false" \
+   --command "highs-mult=$S --solver highs --strategy none --formulation counts-mult" \
+   --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
+   --command "scip-nosym=$S --solver scip --solver-option emphasis=default --solver-option misc/usesymmetry=0 --strategy none" \
+   --command "scip-feas=$S --solver scip --solver-option emphasis=feasibility --strategy none" \
+   --command "scip-lpi=$S --solver scip --solver-option emphasis=default --strategy LabelPermutationImportance" \
+   --command "scip-lp=$S --solver scip --solver-option emphasis=default --strategy LabelPermutation" \
+   --command "scip-facepbeq=$S --solver scip --solver-option emphasis=default --strategy FacePBEQ" \
+   --command "scip-mult=$S --solver scip --solver-option emphasis=default --formulation counts-mult --strategy none" \
+   --command "scip-sos1=$S --solver scip --solver-option emphasis=default --formulation counts-sos1 --strategy none" \
+   --command "gurobi=$S --solver gurobi" \
+   --command "gurobi-sym2=$S --solver gurobi --solver-option Symmetry=2"
+# Second batch (after the first's results), with its own anchors.
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+   --command "kissat-2=$S --solver kissat" \
+   --command "highs-2=$S --solver highs" \
+   --command "scip-sym1=$S --solver scip --solver-option emphasis=default --solver-option misc/usesymmetry=1 --strategy none" \
+   --command "scip-sym2=$S --solver scip --solver-option emphasis=default --solver-option misc/usesymmetry=2 --strategy none" \
+   --command "scip-cp=$S --solver scip --solver-option emphasis=cpsolver --strategy none" \
+   --command "scip-easycip=$S --solver scip --solver-option emphasis=easycip --strategy none" \
+   --command "scip-feas-lpi=$S --solver scip --solver-option emphasis=feasibility --strategy LabelPermutationImportance" \
+   --command "gurobi-focus1=$S --solver gurobi --solver-option MIPFocus=1"
+# Third batch: SCIP's CP emphasis (the second batch's winner) with value precedence rows.
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+   --command "kissat-3=$S --solver kissat" \
+   --command "highs-3=$S --solver highs" \
+   --command "scip-cp-3=$S --solver scip --solver-option emphasis=cpsolver --strategy none" \
+   --command "scip-cp-lpi=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelPermutationImportance" \
+   --command "scip-cp-nosym=$S --solver scip --solver-option emphasis=cpsolver --solver-option misc/usesymmetry=0 --strategy none"
+}
+
+mip4() {
+fresh docs/mip_n4.jsonl docs/mip_n5_repairs.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 60 --results docs/mip_n4.jsonl \
+   --command "kissat=$S --solver kissat" \
+   --command "highs=$S --solver highs" \
+   --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
+   --command "scip-cp=$S --solver scip --solver-option emphasis=cpsolver --strategy none" \
+   --command "scip-cp-lpi=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelPermutationImportance"
+# MIP repairs in the hybrid search at N=5: SCIP against Kissat (3 seeds) and HiGHS (1 seed:
+# it did not finish N=5 in 60 s before).
+L='solve {n} --json --time-limit {time_limit} --seed {seed} --method lns'
+$B --resume --n 5 --repeat 3 --time-limit 60 --results docs/mip_n5_repairs.jsonl \
+   --command "lns+sat=$L --repair sat" --command "lns+scip=$L --repair scip"
+$B --resume --n 5 --repeat 1 --time-limit 60 --results docs/mip_n5_repairs.jsonl \
+   --command "lns+mip=$L --repair mip"
+# What the solvers' own symmetry detection finds (the log lines quoted in docs/mip.md).
+python -m ilp_pyramid solve 4 --solver highs --strategy none --time-limit 30 --verbose 2>&1 \
+   | grep -i -E "symmetry|generator" || true
+python -m ilp_pyramid solve 4 --solver scip --solver-option emphasis=default --strategy none \
+   --time-limit 10 --verbose 2>&1 \
+   | grep -i -E "symmetry|orbit|lexicographic" || true
 }
 
 "$stage"

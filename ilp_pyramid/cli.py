@@ -16,7 +16,8 @@ from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 if TYPE_CHECKING:
     import typer
 
-HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
+HELP = ("Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT side "
+        "by side.")
 
 # (name, module, attribute, is a group) in help order. Modules are imported only for the
 # command that runs: `solve 3` need not load the benchmark, Dask, plotting or the other puzzles
@@ -100,7 +101,7 @@ def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
     def root(version: bool = typer.Option(False, "--version", callback=_version,
                                           is_eager=True, help="Print the version and exit.")
              ) -> None:
-        """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
+        """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT."""
 
     app.callback()(root)
     return app

@@ -9,6 +9,7 @@ groups, so a group check alone would miss them.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import subprocess
@@ -23,9 +24,12 @@ from tests.proctools import alive, descendants
 ROOT = Path(__file__).resolve().parents[1]
 EXIT_WITHIN = 2.0
 READY_WITHIN = 30.0
-# Instances no solver finishes within the test: HiGHS and CBC do not solve N=4 in a minute,
-# Kissat N=4 can take under a second (the signal would find it done), N=5 takes it a minute.
-SIZE = {"highs": "4", "cbc": "4", "kissat": "5"}
+# Instances no solver finishes within the test: HiGHS, CBC and SCIP do not solve N=4 in
+# seconds, Kissat N=4 can take under a second (the signal would find it done), N=5 a minute.
+SIZE = {"highs": "4", "cbc": "4", "scip": "4", "kissat": "5"}
+# Solver libraries that run in the process itself (on a thread of their own); the others run
+# in a child.
+IN_PROCESS = ("highs", "scip")
 
 
 def _threads(pid: int) -> int:
@@ -37,7 +41,7 @@ def _threads(pid: int) -> int:
 
 def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
     """Start a solve and return once its solver runs: a child process for CBC and Kissat,
-    the solver thread (beside the main thread and the signal watchdog) for HiGHS."""
+    the solver thread (beside the main thread and the signal watchdog) for HiGHS and SCIP."""
     # PuLP's model files go to TMPDIR: after SIGKILL nothing can remove them but the test.
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
     child = subprocess.Popen(
@@ -51,12 +55,12 @@ def start_solve(solver: str, tmp: Path) -> tuple[subprocess.Popen, set[int]]:
     kids: set[int] = set()
     while time.perf_counter() < deadline and child.poll() is None:
         kids = descendants(child.pid)
-        if kids if solver != "highs" else _threads(child.pid) >= 3:
+        if _threads(child.pid) >= 3 if solver in IN_PROCESS else kids:
             break
         time.sleep(0.02)
     else:
         raise AssertionError(f"{solver}: the solver never started")
-    if solver != "highs":
+    if solver not in IN_PROCESS:
         assert kids, f"{solver}: no solver process found"
     assert child.poll() is None, "the solve ended before the signal"
     return child, kids
@@ -88,6 +92,10 @@ def interrupt(solver: str, signum: int, tmp: Path) -> None:
     pytest.param("highs", signal.SIGTERM, marks=pytest.mark.slow),
     pytest.param("cbc", signal.SIGINT, marks=pytest.mark.slow),
     pytest.param("kissat", signal.SIGTERM, marks=pytest.mark.slow),
+    pytest.param("scip", signal.SIGINT, marks=pytest.mark.skipif(
+        importlib.util.find_spec("pyscipopt") is None, reason="pyscipopt not installed")),
+    pytest.param("scip", signal.SIGTERM, marks=[pytest.mark.slow, pytest.mark.skipif(
+        importlib.util.find_spec("pyscipopt") is None, reason="pyscipopt not installed")]),
 ])
 def test_a_signal_stops_the_solver_and_its_children(solver, signum, tmp_path):
     interrupt(solver, signum, tmp_path)

@@ -40,7 +40,7 @@ def test_a_form_the_solver_cannot_take_is_bad_input(form, solver):
 
 
 def test_the_mip_registry_is_the_only_list_of_mip_solvers():
-    assert mip.MIP_SOLVERS == tuple(mip.MIP_REGISTRY) == ("highs", "cbc")
+    assert mip.MIP_SOLVERS == tuple(mip.MIP_REGISTRY) == ("highs", "cbc", "scip", "gurobi")
     for name, module in mip.MIP_REGISTRY.items():
         assert backends.kind(name) == "mip" and backends.accepts("mip", name)
         assert module.rsplit(".", 1)[1] == name

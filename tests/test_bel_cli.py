@@ -67,7 +67,7 @@ def test_timeout_is_reported_and_nonzero(cli):
     (["solve", "0"], "N must be"),
     (["solve", "1000"], "N must be"),
     (["solve", "abc"], "valid integer"),
-    (["solve", "3", "--solver", "gurobi"], "unknown solver"),
+    (["solve", "3", "--solver", "xpress"], "unknown solver"),
     (["solve", "3", "--formulation", "nope"], "unknown formulation"),
     (["verify", "/no/such/file"], "cannot read"),
     (["export", "3", "-o", "x.foo"], "unknown export format"),

@@ -130,7 +130,7 @@ def test_bad_inputs_are_one_line_errors(cli, tmp_path, fixtures):
     short = tmp_path / "short.txt"
     short.write_text("A\nAA\n")
     assert "rows" in one_line_error(cli("iq", "solve", "triangle", "--given", str(short)))
-    assert "unknown solver" in one_line_error(cli("iq", "solve", "triangle", "-s", "gurobi"))
+    assert "unknown solver" in one_line_error(cli("iq", "solve", "triangle", "-s", "xpress"))
     bad_pieces = tmp_path / "pieces.json"
     bad_pieces.write_text('[{"letter": "A", "cells": [[0, 0], [2, 0]]}]')
     assert "not connected" in one_line_error(

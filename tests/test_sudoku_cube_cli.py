@@ -116,7 +116,7 @@ def test_malformed_files_are_one_line_exit_2(cli, cube, tmp_path, edit, fragment
 
 @pytest.mark.parametrize("args, fragment", [
     (["solve", "/no/such/file"], "cannot read"),
-    (["solve", "{cube}", "--solver", "gurobi"], "unknown solver"),
+    (["solve", "{cube}", "--solver", "xpress"], "unknown solver"),
     (["solve", "{cube}", "--parity", "magic"], "unknown parity mode"),
     (["solve", "{cube}", "--symmetric", "0"], "--symmetric takes digits 1-9"),
     (["generate", "--seed", "1", "--broken", "melted"], "unknown --broken"),

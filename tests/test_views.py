@@ -165,7 +165,7 @@ def test_n8_hex_needs_n_when_it_looks_like_bits():
     (["--seed", "1234567"], "seed"),
     (["fe88e8f9b499", "--seed", "1"], "only one way"),
     ([], "give the views"),
-    (["fe88e8f9b499", "--solver", "gurobi"], "unknown solver"),
+    (["fe88e8f9b499", "--solver", "xpress"], "unknown solver"),
 ])
 def test_malformed_input_is_one_line_exit_2(cli, args, fragment):
     result = cli("views", "solve", *args)

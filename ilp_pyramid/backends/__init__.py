@@ -4,7 +4,7 @@ The form says what kind of model it is, and with it which solvers can take it:
 
 | form                                  | solvers                                     |
 |---------------------------------------|---------------------------------------------|
-| `pulp.LpProblem`                      | the MIP registry (`mip.MIP_REGISTRY`): highs, cbc |
+| `pulp.LpProblem`                      | `mip.MIP_REGISTRY`: highs, cbc, scip, gurobi |
 | CNF: a list of clauses or a pysat CNF | python-sat's solvers (`sat.py`), cpsat      |
 | `ExactCoverForm` (rows and items)     | dlx (`exact_cover.py`), cpsat               |
 | `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |

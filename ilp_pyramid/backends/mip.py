@@ -2,10 +2,9 @@
 
 Solvers are registered in `MIP_REGISTRY`, one line each: the name and the module that makes
 PuLP's solver object from `SolveOptions` (`solver(options) -> pulp.LpSolver`, plus, where
-the solver can tell a limit from a failure, `failure_message(problem)`). A new MIP solver
-through PuLP is one such module and one line here, e.g. for Gurobi a `backends/gurobi.py`
-with `def solver(options): return pulp.GUROBI(msg=options.verbose,
-timeLimit=options.time_limit)` and `"gurobi": "ilp_pyramid.backends.gurobi"`.
+the solver can tell a limit from a failure, `failure_message(problem)`, and, where its
+library is an optional extra, `require()` raising InputError with the install line). A new
+MIP solver through PuLP is one such module and one line here (scip.py, gurobi.py).
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import InputError, SolverError
 
 if TYPE_CHECKING:
     import pulp
@@ -24,9 +23,22 @@ if TYPE_CHECKING:
 MIP_REGISTRY = {
     "highs": "ilp_pyramid.backends.highs",  # highspy in this process, interruptible
     "cbc": "ilp_pyramid.backends.cbc",  # PuLP's CBC binary in its own process group
+    "scip": "ilp_pyramid.backends.scip",  # PySCIPOpt in this process (extra: scip)
+    "gurobi": "ilp_pyramid.backends.gurobi",  # gurobipy in this process (extra: gurobi)
 }
 MIP_SOLVERS = tuple(MIP_REGISTRY)
 DEFAULT_MIP_SOLVER = "highs"
+
+
+def require(solver: str) -> None:
+    """InputError (exit 2, naming the extra to install) if `solver`'s library is missing."""
+    if solver not in MIP_REGISTRY:
+        raise InputError(f"unknown MIP solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    load_pulp()
+    module = importlib.import_module(MIP_REGISTRY[solver])
+    if hasattr(module, "require"):
+        module.require()
+
 
 def load_pulp():
     """PuLP, with highspy imported first: PuLP imports it under a bare `except:`, so a Ctrl-C
@@ -36,8 +48,6 @@ def load_pulp():
     import pulp
 
     return pulp
-
-
 
 
 def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,

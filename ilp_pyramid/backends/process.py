@@ -117,10 +117,10 @@ def _flush_c_streams() -> None:
 
 @contextlib.contextmanager
 def native_output(verbose: bool = False) -> Iterator[None]:
-    """While held, fd 1 goes to stderr (`verbose`) or /dev/null; nested holds share one.
+    """While held, fd 1 goes to stderr (`verbose`) or /dev/null, and so does Python's
+    `sys.stdout` (a library's Python-level print); nested holds share one.
 
-    Python's own `sys.stdout` is flushed first and keeps its buffer: what the package prints
-    inside still reaches the user's stdout, after the hold.
+    `sys.stdout` is flushed first: what the package printed before reaches the user's stdout.
     """
     with _output_lock:
         if _output["depth"] == 0:
@@ -137,7 +137,9 @@ def native_output(verbose: bool = False) -> Iterator[None]:
                 sink = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(sink, 1)
                 os.close(sink)
-            _output["saved"] = saved
+            python = sys.stderr if verbose else open(os.devnull, "w")  # noqa: SIM115
+            _output.update(saved=saved, stdout=sys.stdout, python=python)
+            sys.stdout = python
         _output["depth"] += 1
     try:
         yield
@@ -146,6 +148,11 @@ def native_output(verbose: bool = False) -> Iterator[None]:
             _output["depth"] -= 1
             if _output["depth"] == 0:
                 _flush_c_streams()
+                with contextlib.suppress(AttributeError, ValueError, OSError):
+                    sys.stdout.flush()
+                sys.stdout = _output["stdout"]
+                if _output["python"] is not sys.stderr:
+                    _output["python"].close()
                 saved = _output["saved"]
                 if saved is None:
                     os.close(1)

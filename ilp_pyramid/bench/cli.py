@@ -78,6 +78,11 @@ def bench(
                                  help="JSON-lines file: one line per finished run."),
     resume: bool = typer.Option(False, "--resume",
                                 help="Keep the results file and skip the runs it holds."),
+    scheduler: str = typer.Option(None, "--scheduler",
+                                  help="Address of a Dask scheduler (tcp://host:8786): each "
+                                       "run is a task on a worker there, still its own "
+                                       "process with the same limits; records name the "
+                                       "worker's host (docs/bench.md)."),
     plot_file: Path = typer.Option(None, "--plot", help="Also draw time vs N (PNG, log scale)."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
@@ -114,7 +119,7 @@ def bench(
     except InputError as exc:
         fail(str(exc))
     done, ran_now = execute(specs, results, resume, kill_after or hard_limit(time_limit),
-                            invocation(ctx), quiet=json_out)
+                            invocation(ctx), quiet=json_out, scheduler=scheduler)
     records = [done[spec.key()] for spec in specs if spec.key() in done]
     if templates:
         rows = summarize_records(records)

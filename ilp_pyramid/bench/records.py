@@ -3,8 +3,10 @@
 A record of this version (`schema` 2) carries what is needed to judge and redo the figure:
 the timed argv and the bench invocation, the machine (cores, platform, Python, package
 version), the date, the load average just before and just after the run, wall and CPU
-seconds, status, exit code, peak memory, repeat and seed. Older records (docs/*.jsonl from
-before) lack the machine facts: they are read as they are and flagged `legacy`.
+seconds, status, exit code, peak memory, repeat and seed; a run on a Dask cluster
+(`bench --scheduler`) also its worker's `host` and `worker` address. Older records
+(docs/*.jsonl from before) lack the machine facts: they are read as they are and flagged
+`legacy`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ NUMERIC = ("n", "repeat", "seed", "seconds", "build_seconds", "wall_seconds", "c
            "peak_rss_mb", "variables", "constraints")
 
 # Fields that must be text (or absent / null): they name a configuration.
-TEXT = ("label", "solver", "formulation", "card", "date")
+TEXT = ("label", "solver", "formulation", "card", "date", "host", "worker")
 
 Warn = Callable[[str], None]
 

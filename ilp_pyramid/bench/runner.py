@@ -14,7 +14,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,11 +35,17 @@ class Measured:
     stderr: bytes
 
 
-def run_process(argv: Sequence[str], kill_after: float) -> Measured:
+class Cancelled(Exception):
+    """`stop()` said so while the run went on; its process group is already killed."""
+
+
+def run_process(argv: Sequence[str], kill_after: float,
+                stop: Callable[[], bool] | None = None) -> Measured:
     """Run `argv` as a child process group; kill the group after `kill_after` s.
 
     An exception here (errors.Interrupted, any KeyboardInterrupt) kills the group before it
-    propagates.
+    propagates; so does `stop()` returning True (asked at every poll), which raises
+    Cancelled.
     """
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         fork_kb = _rss_kb(Path("/proc/self"))
@@ -54,6 +60,8 @@ def run_process(argv: Sequence[str], kill_after: float) -> Measured:
                 if pid:
                     break
                 peak_kb = max(peak_kb, _tree_peak_kb(child.pid))
+                if stop is not None and stop():
+                    raise Cancelled()
                 if time.perf_counter() - start > kill_after:
                     peak_kb = max(peak_kb, _group_peak_kb(child.pid))
                     kill_group(child.pid)

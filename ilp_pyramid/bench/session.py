@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,11 +39,13 @@ if TYPE_CHECKING:
     from ilp_pyramid.bench.bel_grid import Spec
 
 
-def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = ()) -> dict:
-    """Run `spec` in its own process group and return its record (see records.py)."""
+def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
+            stop: Callable[[], bool] | None = None) -> dict:
+    """Run `spec` in its own process group and return its record (see records.py);
+    `stop` as for `runner.run_process`."""
     load_before = load_average()
     date = now()
-    measured = run_process(spec.command(), kill_after)
+    measured = run_process(spec.command(), kill_after, stop)
     record = {"key": spec.key(), "schema": SCHEMA, **spec.fields(),
               "argv": measured.argv, "bench_argv": list(bench_argv), "date": date,
               "machine": dict(machine_facts()), "load_before": load_before,
@@ -121,11 +123,13 @@ def _last_line(err: bytes, code: int) -> str:
 
 def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             done: dict[str, dict], bench_argv: Sequence[str] = (),
-            quiet: bool = False) -> None:
-    """Run every spec in turn; each record goes to `results` (if any) and `done` at once.
+            quiet: bool = False, scheduler: str | None = None) -> None:
+    """Run every spec, here in turn or (`scheduler`) on a Dask cluster (cluster.py); each
+    record goes to `results` (if any) and `done` as soon as its run ends.
 
-    SIGINT/SIGTERM raise `errors.Interrupted` after the running child's group is killed;
-    every finished record is already in the file.
+    SIGINT/SIGTERM raise `errors.Interrupted` after the running child's group is killed
+    (on a cluster: the remaining tasks cancelled, the running ones told to stop); every
+    finished record is already in the file.
     """
     if not pending:
         return
@@ -135,21 +139,32 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
                         disable=quiet or not err_console.is_terminal)
     with interruptible(), progress:
         task = progress.add_task("bench", total=len(pending))
-        for spec in pending:
-            progress.update(task, description=spec.describe())
-            record = run_one(spec, kill_after, bench_argv)
+
+        def take(spec: Spec, record: dict) -> None:
             if results is not None:
                 append_record(results, record)
             done[record["key"]] = record
             progress.advance(task)
             if not err_console.is_terminal and not quiet:
+                where = f" on {record['host']}" if record.get("host") else ""
                 err_console.print(f"{spec.describe()}: {record['status']} "
-                                  f"{record['wall_seconds']:.2f} s wall", markup=False,
+                                  f"{record['wall_seconds']:.2f} s wall{where}", markup=False,
                                   soft_wrap=True)
+
+        if scheduler is not None:
+            from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
+
+            progress.update(task, description=f"on {scheduler}")
+            cluster.run_all(pending, kill_after, bench_argv, scheduler, take, warn)
+            return
+        for spec in pending:
+            progress.update(task, description=spec.describe())
+            take(spec, run_one(spec, kill_after, bench_argv))
 
 
 def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
-            bench_argv: Sequence[str] = (), quiet: bool = False) -> tuple[dict[str, dict], int]:
+            bench_argv: Sequence[str] = (), quiet: bool = False,
+            scheduler: str | None = None) -> tuple[dict[str, dict], int]:
     """The command-line side of a bench: check the results file, skip what it holds (with
     --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
 
@@ -171,7 +186,7 @@ def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_afte
     if skipped and not quiet:
         console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
     try:
-        run_all(pending, kill_after, results, done, bench_argv, quiet)
+        run_all(pending, kill_after, results, done, bench_argv, quiet, scheduler)
     except Interrupted as exc:
         finished = sum(spec.key() in done for spec in pending)
         kept = f"; {finished} finished runs of this session kept in {results}" \

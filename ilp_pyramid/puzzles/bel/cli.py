@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid import backends
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -39,7 +40,9 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
-                         help="Implies --method exact. MIP: highs | cbc. SAT (python-sat, "
+                         help=f"Implies --method exact. MIP: {' | '.join(MIP_SOLVERS)} "
+                              f"(scip, gurobi: extras ilp-pyramid[scip], [gurobi]). "
+                              "SAT (python-sat, "
                               "own process): kissat | cadical | kissat404 | cadical300 | "
                               "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
                               "minisat22 | ... (see docs/sat.md); "
@@ -54,14 +57,22 @@ CardOpt = typer.Option(None, "--card",
                             "measured).")
 
 
+SolverOptionOpt = typer.Option([], "--solver-option",
+                               help="NAME=VALUE passed to the MIP solver as it is "
+                                    "(repeatable): a SCIP parameter (misc/usesymmetry=0, "
+                                    "emphasis=feasibility), a HiGHS option "
+                                    "(mip_detect_symmetry=false), a Gurobi parameter "
+                                    "(Symmetry=2), a CBC flag (cuts=off).")
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
 # The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
 # took a median 4.41 s with value precedence on the centre lines against 5.84 s plain (seeds
 # 0-2, docs/highs_strategies_n3.jsonl, written by docs/measure.sh); every other set measured
-# was slower.
-DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"]}
+# was slower. SCIP (with its CP emphasis, backends/scip.py): a median 0.95 s of solve time
+# with the same rows against 1.43 s without (seeds 0-4, docs/mip_n3.jsonl, docs/mip.md).
+DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"],
+                      "scip": ["LabelPermutationImportance"]}
 
 
 def check_strategies(names: list[str]) -> None:
@@ -106,9 +117,36 @@ def check_model_memory(n: int, formulation: str, kind: str) -> None:
     check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
 
 
+def parse_solver_options(items: list[str], solver: str) -> dict:
+    """'name=value' items -> {name: value}, numbers and true/false read as such."""
+    if items and not backends.accepts("mip", solver):
+        fail(f"--solver-option is for the MIP solvers ({', '.join(MIP_SOLVERS)})")
+    options: dict = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            fail(f"--solver-option {item!r}: expected NAME=VALUE")
+        options[name.strip()] = _option_value(text.strip())
+    return options
+
+
+def _option_value(text: str) -> object:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def check_solver(solver: str) -> None:
     try:
-        backends.kind(solver)
+        if backends.kind(solver) == "mip":
+            from ilp_pyramid.backends import mip
+
+            mip.require(solver)
         if solver == backends.CPSAT:
             from ilp_pyramid.backends import cpsat
 
@@ -149,15 +187,18 @@ def solve(
     seed: int = Seed,
     output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
     strategy: list[str] = StrategyOpt,
+    solver_option: list[str] = SolverOptionOpt,
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Show the solver's log (on stderr)."),
     method: str = typer.Option("auto", "--method",
                                help="auto (the engine measured fastest for N, see above) | "
                                     "exact (one solver on the whole model) | lns (compiled "
                                     "local search + exact repair, docs/hybrid.md)."),
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
-                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links)."),
+                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links) | "
+                                    "scip (SCIP, extra ilp-pyramid[scip])."),
     jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                              show_default=f"one per core from N={RACE_FROM}, else 1",
                              help="--method lns: independent searches racing (different "
@@ -177,13 +218,14 @@ def solve(
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
     formulation with LabelPermutationImportance (median 4.41 s against 5.84 s plain over 3
-    seeds at N=3; the full-precedence breakers were slower), CBC the plain
-    counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
+    seeds at N=3; the full-precedence breakers were slower), SCIP the same rows with its CP
+    emphasis (no LP; solve time at most 1.0 s over 5 seeds at N=3, docs/mip.md), CBC and
+    Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
     default off. The MIP solvers are the slow way
-    here: HiGHS needs seconds at N=3 and did not answer N=4 within 30 s, where Kissat
-    needs about 3 s and the hybrid search about 1.3 s (docs/mip_vs_sat.jsonl,
-    docs/auto.jsonl).
+    here: HiGHS needs seconds at N=3, SCIP about 1 s only with its LP switched off, and no
+    MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 3 s and
+    the hybrid search about 1.3 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).
@@ -191,7 +233,7 @@ def solve(
     check_n(n)
     exact_only = {"--solver": solver is not None, "--formulation": formulation != "counts",
                   "--card": card is not None, "--strategy": bool(strategy),
-                  "--threads": threads is not None}
+                  "--threads": threads is not None, "--solver-option": bool(solver_option)}
     given = [name for name, used in exact_only.items() if used]
     engine = None
     if method == "auto":  # options that only one method takes pick that method
@@ -229,9 +271,10 @@ def solve(
     check_formulation(formulation, solver)
     check_card(card)
     check_strategies(strategy)
+    extra = parse_solver_options(solver_option, solver)
     check_model_memory(n, formulation, backends.kind(solver))
     Pictures(png, html, cubes, cubes_csv).check_extras()
-    options = solve_options(time_limit, threads, seed, verbose and not json_out)
+    options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
     from ilp_pyramid.puzzles.bel.quick import run_exact
 
     outcome = run_exact(n, solver, formulation, options, card,

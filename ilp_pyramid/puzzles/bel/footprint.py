@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ilp_pyramid.puzzles.bel.geometry import cell_count
 
-_BYTES_PER_PAIR = {"counts": 2_500, "rotations": 15_000, "cnf": 4_000}
+_BYTES_PER_PAIR = {"counts": 2_500, "counts-mult": 2_500, "counts-sos1": 3_500,
+                   "rotations": 15_000, "cnf": 4_000}
 
 
 def model_bytes(n: int, formulation: str, kind: str = "mip") -> int:

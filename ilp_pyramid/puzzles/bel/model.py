@@ -8,6 +8,15 @@ plain linear equality; the solver never sees an if/else or a big-M.
   linked by  x[X(c), l] + x[Y(c), l] + x[Z(c), l] = sum_k (times l occurs in k) * y[c, k].
 - "rotations": r[cell, (a, b, c)]: cell shows labels a, b, c on its X, Y, Z lines;
   r <= each of the three matching x, and the rotations of cube k at a cell sum to y[c, k].
+- "counts-mult": counts plus multiplicity rows on the y side: two of a cell's lines carrying
+  l force a cube holding l at least twice there, all three a cube holding it three times:
+  x[A(c), l] + x[B(c), l] - 1 <= sum_{k: l at least twice in k} y[c, k] for each pair of
+  the cell's lines, x[X] + x[Y] + x[Z] - 2 <= sum_{k = (l, l, l)} y[c, k]. Valid for every
+  solution; the counts link alone lets a fractional y mix cubes that hold l three times and
+  not at all instead.
+- "counts-sos1": counts with every one-of-k group (a line's labels, a cell's cubes, a cube's
+  cells) also declared an SOS1 set, for solvers that branch on them (SCIP; the others
+  ignore the declaration and solve plain counts).
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
-FORMULATIONS = ("counts", "rotations")
+FORMULATIONS = ("counts", "rotations", "counts-mult", "counts-sos1")
 
 # At most 18 ASCII digits per number (parsing.MAX_DIGITS): longer is no name this package
 # writes, and int() of thousands of digits raises.
@@ -87,10 +96,14 @@ def build_model(n: int, formulation: str = "counts",
     for i, line in enumerate(geo.lines):
         _equal(problem, ((x[i, label], 1) for label in labels), 1, f"line_{line.name}")
 
-    if formulation == "counts":
-        _counts(problem, geo, x)
-    else:
+    if formulation == "rotations":
         _rotations(problem, geo, x)
+    else:
+        y = _counts(problem, geo, x)
+        if formulation == "counts-mult":
+            _multiplicity(problem, geo, x, y)
+        elif formulation == "counts-sos1":
+            _sos1(problem, geo, x, y)
     if strategies:
         from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
         from ilp_pyramid.puzzles.bel.strategies import rules_for
@@ -113,7 +126,7 @@ def _assignment(problem: pulp.LpProblem, geo: Pyramid) -> dict[tuple[int, int], 
     return y
 
 
-def _counts(problem: pulp.LpProblem, geo: Pyramid, x) -> None:
+def _counts(problem: pulp.LpProblem, geo: Pyramid, x) -> dict:
     y = _assignment(problem, geo)
     # occurrences[l] = [(k, times l occurs in cube k)], computed once for all cells.
     occurrences = {
@@ -125,6 +138,33 @@ def _counts(problem: pulp.LpProblem, geo: Pyramid, x) -> None:
             terms = [(x[i, label], 1) for i in lines]
             terms += [(y[c, k], -times) for k, times in uses]
             _equal(problem, terms, 0, f"link_c{c}_l{label}")
+    return y
+
+
+def _multiplicity(problem: pulp.LpProblem, geo: Pyramid, x, y) -> None:
+    for label in range(geo.num_labels):
+        twice = [k for k, cube in enumerate(geo.cubes) if cube.count(label) >= 2]
+        thrice = [k for k, cube in enumerate(geo.cubes) if cube.count(label) == 3]
+        for c, lines in enumerate(geo.cell_lines):
+            groups = [(pair, twice) for pair in ((0, 1), (0, 2), (1, 2))]
+            groups.append(((0, 1, 2), thrice))
+            for which, cubes in groups:
+                terms = [(x[lines[i], label], 1) for i in which]
+                terms += [(y[c, k], -1) for k in cubes]
+                tag = "".join("XYZ"[i] for i in which)
+                problem.addConstraint(pulp.LpConstraint(
+                    pulp.LpAffineExpression(terms), pulp.LpConstraintLE, rhs=len(which) - 1),
+                    f"mult_c{c}_l{label}_{tag}")
+
+
+def _sos1(problem: pulp.LpProblem, geo: Pyramid, x, y) -> None:
+    labels, cells, cubes = range(geo.num_labels), range(len(geo.cells)), range(len(geo.cubes))
+    for i, line in enumerate(geo.lines):
+        problem.sos1[f"sos_{line.name}"] = {x[i, label]: label + 1 for label in labels}
+    for c in cells:
+        problem.sos1[f"sos_c{c}"] = {y[c, k]: k + 1 for k in cubes}
+    for k in cubes:
+        problem.sos1[f"sos_k{k}"] = {y[c, k]: c + 1 for c in cells}
 
 
 def _rotations(problem: pulp.LpProblem, geo: Pyramid, x) -> None:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ilp_pyramid.backends import process
+from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -117,8 +118,9 @@ def solve(
     given: Path = GivenOpt,
     solver: str = typer.Option(
         "auto", "--solver", "-s",
-        help="auto (the fastest measured: dlx) | dlx (the package's Dancing Links) | highs | "
-             "cbc (MIP) | sat or a SAT solver name such as kissat or cadical (python-sat) | "
+        help="auto (the fastest measured: dlx) | dlx (the package's Dancing Links) | "
+             f"{' | '.join(MIP_SOLVERS)} (MIP) | sat or a SAT solver name such as kissat or "
+             "cadical (python-sat) | "
              "cpsat (OR-Tools CP-SAT on the exact cover, extra: cpsat)."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,

@@ -51,8 +51,9 @@ FileArg = typer.Argument(..., help="Sticker state: one line per face, e.g. "
                                    "'F: 3^ 9> 4^ 6v 1< 5^ 5^ 7> 9^' (^ > v <: where the "
                                    "digit's top points).")
 SolverOpt = typer.Option("highs", "--solver", "-s",
-                         help="MIP solver: highs (the fastest measured: 0.33 s per generated "
-                              "cube, CBC 2.1 s; docs/sudoku_cube.md) | cbc.")
+                         help=f"MIP solver: {' | '.join(MIP_SOLVERS)} (highs the fastest "
+                              "measured: 0.33 s per generated cube, CBC 2.1 s; "
+                              "docs/sudoku_cube.md).")
 ParityOpt = typer.Option(DEFAULT_PARITY, "--parity",
                          help="How the model keeps the permutation parities equal: inversions "
                               "(counted in the model, default) | cuts (solve, then forbid "

@@ -48,7 +48,7 @@ SideOpt = typer.Option(None, "--side",
 SizeOpt = typer.Option(None, "--n", min=1, max=MAX_N,
                        help="Grid size for SPEC when its length is ambiguous (default: from "
                             "the length; a 0/1 string of 3 n^2 characters is bits).")
-SolverOpt = typer.Option("highs", "--solver", "-s", help="highs | cbc (MIP).")
+SolverOpt = typer.Option("highs", "--solver", "-s", help=f"{' | '.join(MIP_SOLVERS)} (MIP).")
 
 
 def load_views(spec: str | None, seed: str | None, top: str | None, front: str | None,
@@ -229,7 +229,7 @@ def battery(
                                          "solvable count checks them all)."),
     solver: str = typer.Option("highs", "--solver", "-s",
                                help="MIP for --cross-check and for any case the branch "
-                                    "and bound leaves open: highs | cbc."),
+                                    f"and bound leaves open: {' | '.join(MIP_SOLVERS)}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),

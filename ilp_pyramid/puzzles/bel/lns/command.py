@@ -15,7 +15,7 @@ import typer
 
 from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, err_console, fail, print_json
 from ilp_pyramid.formats.fileio import write_atomic
-from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
+from ilp_pyramid.puzzles.bel.lns.repair import MIP_REPAIRS, REPAIRS
 
 METHODS = ("exact", "lns")
 
@@ -25,6 +25,10 @@ def check_method(method: str, repair: str) -> None:
         fail(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     if repair not in REPAIRS:
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
+    if repair in MIP_REPAIRS:  # a missing extra: exit 2 naming it
+        from ilp_pyramid.backends import mip
+
+        mip.require(MIP_REPAIRS[repair])
 
 
 def progress_text(p) -> str:

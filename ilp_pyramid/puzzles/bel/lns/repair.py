@@ -20,7 +20,9 @@ import numpy as np
 
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
-REPAIRS = ("sat", "mip", "dlx")
+REPAIRS = ("sat", "mip", "dlx", "scip")
+# The MIP repairs: "mip" is HiGHS; "scip" the same model through SCIP (extra scip).
+MIP_REPAIRS = {"mip": "highs", "scip": "scip"}
 SOLVED, IMPOSSIBLE, TIMEOUT = "solved", "impossible", "timeout"
 # SAT repairs with at most this many options run in-process (kissat cannot be interrupted
 # there); larger ones run in a child process that keeps the time limit.
@@ -92,8 +94,8 @@ def repair(n: int, labels: np.ndarray, family: str, method: str = "sat",
         return RepairResult(IMPOSSIBLE, time.perf_counter() - start)
     if method == "sat":
         status, chosen, message = _solve_sat(problem, time_limit, seed)
-    elif method == "mip":
-        status, chosen, message = _solve_mip(problem, time_limit, seed)
+    elif method in MIP_REPAIRS:
+        status, chosen, message = _solve_mip(problem, time_limit, seed, MIP_REPAIRS[method])
     elif method == "dlx":
         status, chosen, message = _solve_dlx(problem, time_limit)
     else:
@@ -150,7 +152,7 @@ def _solve_sat_inline(clauses: list[list[int]], problem: CoverProblem):
     return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
 
 
-# -- MIP: the set-partitioning model, solved by HiGHS -----------------------------------------
+# -- MIP: the set-partitioning model, solved by HiGHS or SCIP ---------------------------------
 
 def cover_mip(problem: CoverProblem):
     import pulp
@@ -171,13 +173,14 @@ def cover_mip(problem: CoverProblem):
     return model, chosen
 
 
-def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None):
+def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None,
+               solver: str = "highs"):
     from ilp_pyramid import backends
     from ilp_pyramid.backends import base
     from ilp_pyramid.backends.base import SolveOptions
 
     model, variables = cover_mip(problem)
-    result = backends.solve(model, "highs",
+    result = backends.solve(model, solver,
                             SolveOptions(time_limit=time_limit, threads=1, seed=seed))
     if result.has_solution:
         return SOLVED, [o for o, v in enumerate(variables)
@@ -186,7 +189,7 @@ def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None
         return IMPOSSIBLE, None, ""
     if result.status == base.TIMEOUT:
         return TIMEOUT, None, result.message
-    return TIMEOUT, None, f"HiGHS: {result.status} {result.message}".strip()
+    return TIMEOUT, None, f"{solver}: {result.status} {result.message}".strip()
 
 
 # -- Dancing Links: the package's exact-cover engine ------------------------------------------
