@@ -13,6 +13,7 @@ stop a solve from another thread.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 
 import pulp
@@ -51,8 +52,21 @@ class InterruptibleGurobi(pulp.GUROBI):
     def actualSolve(self, lp: pulp.LpProblem, callback=None) -> int:  # noqa: N802
         # Always: Gurobi's own SIGINT handler prints "Interrupt request received" whatever
         # OutputFlag says, and PuLP prints the status with print() when msg is on.
+        import gurobipy
+
         with process.native_output(self.msg):
-            return super().actualSolve(lp, callback)
+            try:
+                return super().actualSolve(lp, callback)
+            except gurobipy.GurobiError as exc:
+                if "licen" not in str(exc).lower():
+                    raise
+                # An expired or missing licence is the user's to mend, as the size limit is.
+                raise InputError(f"gurobi: {exc}; a valid Gurobi licence is needed") from None
+
+    def __del__(self) -> None:
+        # PuLP's close() disposes of a model that a refused licence never made.
+        with contextlib.suppress(Exception):
+            super().__del__()
 
     def callSolver(self, lp: pulp.LpProblem, callback=None) -> None:  # noqa: N802
         import gurobipy
