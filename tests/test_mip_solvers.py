@@ -98,8 +98,14 @@ def test_scip_gets_seed_time_limit_and_parameters():
     # The measured default (docs/mip.md): SCIP's CP emphasis, the LP off.
     problem.solve(scip.solver(SolveOptions()))
     assert problem.solverModel.getParam("lp/solvefreq") == -1
-    problem.solve(scip.solver(SolveOptions(extra={"emphasis": "default"})))
-    assert problem.solverModel.getParam("lp/solvefreq") == 1
+    # SCIP's "default" emphasis resets every parameter: the limit, seed and signal setting
+    # must survive it.
+    problem.solve(scip.solver(SolveOptions(time_limit=7.5, seed=3,
+                                           extra={"emphasis": "default"})))
+    model = problem.solverModel
+    assert model.getParam("lp/solvefreq") == 1 and model.getParam("limits/time") == 7.5
+    assert model.getParam("randomization/randomseedshift") == 3
+    assert model.getParam("misc/catchctrlc") is False
 
 
 @needs_scip
