@@ -22,6 +22,7 @@ from ilp_pyramid.backends import mip
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.puzzles.bel.solution import parse_json
 from ilp_pyramid.verify.bel import verify_solution
+from tests.proctools import signal_and_time
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_SCIP = importlib.util.find_spec("pyscipopt") is not None
@@ -172,10 +173,7 @@ def test_sigint_stops_gurobi_with_exit_130_and_one_line():
         assert b"Bel's Pyramid N=3" in child.stdout.readline()
         time.sleep(1.0)
         assert child.poll() is None, "the solve ended before the signal"
-        sent = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        code = child.wait(10)
-        took = time.perf_counter() - sent
+        code, took = signal_and_time(child, signal.SIGINT)
     finally:
         if child.poll() is None:
             child.kill()
