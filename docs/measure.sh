@@ -159,7 +159,6 @@ $B --resume --n 4 --repeat 3 --time-limit 60 --results docs/mip_n4.jsonl \
    --command "kissat=$S --solver kissat" \
    --command "highs=$S --solver highs" \
    --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
-   --command "scip-cp=$S --solver scip --solver-option emphasis=cpsolver --strategy none" \
    --command "scip-cp-lpi=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelPermutationImportance"
 # MIP repairs in the hybrid search at N=5: SCIP against Kissat (3 seeds) and HiGHS (1 seed:
 # it did not finish N=5 in 60 s before).

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 from pathlib import Path
 
 
@@ -39,3 +41,12 @@ def alive(pids: set[int]) -> set[int]:
 def live_children(pid: int) -> set[int]:
     """The direct children of `pid` that are alive."""
     return {child for child, parent in _parents().items() if parent == pid}
+
+
+def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
+                    ) -> tuple[int, float]:
+    """Send `signum` to `child`; its exit code and the seconds it took to exit."""
+    sent = time.perf_counter()
+    child.send_signal(signum)
+    code = child.wait(wait)
+    return code, time.perf_counter() - sent

@@ -22,6 +22,7 @@ from ilp_pyramid.backends import mip
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.puzzles.bel.solution import parse_json
 from ilp_pyramid.verify.bel import verify_solution
+from tests.proctools import signal_and_time
 
 ROOT = Path(__file__).resolve().parents[1]
 HAVE_SCIP = importlib.util.find_spec("pyscipopt") is not None
@@ -98,8 +99,14 @@ def test_scip_gets_seed_time_limit_and_parameters():
     # The measured default (docs/mip.md): SCIP's CP emphasis, the LP off.
     problem.solve(scip.solver(SolveOptions()))
     assert problem.solverModel.getParam("lp/solvefreq") == -1
-    problem.solve(scip.solver(SolveOptions(extra={"emphasis": "default"})))
-    assert problem.solverModel.getParam("lp/solvefreq") == 1
+    # SCIP's "default" emphasis resets every parameter: the limit, seed and signal setting
+    # must survive it.
+    problem.solve(scip.solver(SolveOptions(time_limit=7.5, seed=3,
+                                           extra={"emphasis": "default"})))
+    model = problem.solverModel
+    assert model.getParam("lp/solvefreq") == 1 and model.getParam("limits/time") == 7.5
+    assert model.getParam("randomization/randomseedshift") == 3
+    assert model.getParam("misc/catchctrlc") is False
 
 
 @needs_scip
@@ -166,10 +173,7 @@ def test_sigint_stops_gurobi_with_exit_130_and_one_line():
         assert b"Bel's Pyramid N=3" in child.stdout.readline()
         time.sleep(1.0)
         assert child.poll() is None, "the solve ended before the signal"
-        sent = time.perf_counter()
-        child.send_signal(signal.SIGINT)
-        code = child.wait(10)
-        took = time.perf_counter() - sent
+        code, took = signal_and_time(child, signal.SIGINT)
     finally:
         if child.poll() is None:
             child.kill()

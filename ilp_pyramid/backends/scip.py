@@ -58,7 +58,6 @@ class InterruptibleSCIP(pulp.SCIP_PY):
         model = lp.solverModel
         if not self.msg:
             model.hideOutput()
-        model.setParam("misc/catchctrlc", False)  # our handler, for SIGINT and SIGTERM alike
         params = dict(self.params)
         emphasis = params.pop("emphasis", None)
         if emphasis is not None:
@@ -68,6 +67,10 @@ class InterruptibleSCIP(pulp.SCIP_PY):
             if setting is None:
                 raise InputError(f"unknown SCIP emphasis {emphasis!r}")
             model.setEmphasis(setting, True)
+        # After the emphasis: "default" resets every parameter, PuLP's time limit included.
+        if self.timeLimit is not None:
+            model.setParam("limits/time", self.timeLimit)
+        model.setParam("misc/catchctrlc", False)  # our handler, for SIGINT and SIGTERM alike
         if self.seed is not None:
             model.setParam("randomization/randomseedshift", int(self.seed))
         for name, value in params.items():

@@ -41,7 +41,7 @@ from ilp_pyramid.verify.bel import verify_solution
 
 SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
                          help=f"Implies --method exact. MIP: {' | '.join(MIP_SOLVERS)} "
-                              f"(scip, gurobi: extras ilp-pyramid[scip], [gurobi]). "
+                              "(the last two: extras scip, gurobi). "
                               "SAT (python-sat, "
                               "own process): kissat | cadical | kissat404 | cadical300 | "
                               "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
