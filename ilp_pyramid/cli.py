@@ -10,14 +10,8 @@ import sys
 import threading
 import time
 
-import typer
-
-try:  # Typer >= 0.20 vendors click; older ones depend on it.
-    from typer._click import exceptions as click_exceptions
-except ImportError:  # pragma: no cover
-    from click import exceptions as click_exceptions
-
-from ilp_pyramid import cli_common
+# Only light modules at the top: the signal handlers go in before Typer, Rich and the
+# commands are imported (a tenth of a second in which Ctrl-C would end in a traceback).
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 
 HELP = "Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."
@@ -47,8 +41,11 @@ def _load(module: str, name: str):
     return getattr(importlib.import_module(module), name)
 
 
-def build_app(only: str | None = None) -> typer.Typer:
-    """The command tree: every command, or just `only` (same paths, same help)."""
+def build_app(only: str | None = None):
+    """The command tree (a typer.Typer): every command, or just `only` (same paths, same
+    help)."""
+    import typer
+
     # rich markup off: help texts hold square brackets ("ilp-pyramid[cpsat]").
     app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
                       pretty_exceptions_enable=False, add_completion=False,
@@ -64,11 +61,13 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.command(name)(_load(module, attr))
     # Also what keeps a one-command tree a group (a Typer with one command and no callback
     # would *be* that command, with no name to type).
-    app.callback()(_root)
+    app.callback()(_root(typer))
     return app
 
 
 def _version(value: bool) -> None:
+    import typer
+
     if value:
         from importlib import metadata
 
@@ -80,9 +79,14 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
-    """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC) and SAT side by side."""
+def _root(typer):
+    def root(version: bool = typer.Option(False, "--version", callback=_version,
+                                          is_eager=True, help="Print the version and exit."),
+             ) -> None:
+        pass
+
+    root.__doc__ = HELP
+    return root
 
 
 def __getattr__(name: str):
@@ -198,7 +202,8 @@ def _interrupted(message: str, code: int) -> int:
     """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
     kill_descendants()
     with _said:
-        if not _state["said"] and not cli_common.reported:  # a command may have said it
+        common = sys.modules.get("ilp_pyramid.cli_common")
+        if not _state["said"] and not getattr(common, "reported", False):  # it said it
             _state["said"] = True
             print(f"error: {message}", file=sys.stderr, flush=True)
     return code
@@ -222,6 +227,31 @@ def _signal_seen(code: object) -> tuple[str, int] | None:
     return None
 
 
+def _run(args: list[str]) -> object:
+    """The command's exit code; Click's own outcomes (usage errors, help, abort) handled."""
+    import typer
+
+    try:  # Typer >= 0.20 vendors click; older ones depend on it.
+        from typer._click import exceptions as click_exceptions
+    except ImportError:  # pragma: no cover
+        from click import exceptions as click_exceptions
+
+    try:
+        app = build_app(_chosen(args))
+        return app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
+    except click_exceptions.NoArgsIsHelpError as exc:
+        exc.show()
+        return 0
+    except click_exceptions.ClickException as exc:
+        message = one_line(exc.format_message().replace("\n", " "))
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        print(f"error: {message}{hint}", file=sys.stderr)
+        return exc.exit_code
+    except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
+        return _interrupted("interrupted", 130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: every failure becomes one line on stderr and an exit code, never a traceback.
 
@@ -232,19 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     previous = install_signal_handlers() if in_main_thread else {}
     code: object = 1
     try:
-        app = build_app(_chosen(args))
-        code = app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
-    except click_exceptions.NoArgsIsHelpError as exc:
-        exc.show()
-        code = 0
-    except click_exceptions.ClickException as exc:
-        message = one_line(exc.format_message().replace("\n", " "))
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        print(f"error: {message}{hint}", file=sys.stderr)
-        code = exc.exit_code
-    except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
-        code = _interrupted("interrupted", 130)
+        code = _run(args)
     except (InputError, SolverError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
