@@ -92,7 +92,7 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
     """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too."""
     import typer
 
-    from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, print_json
+    from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, print_json, write_output
     from ilp_pyramid.puzzles.bel.lns.command import outcome_json, run_lns_command
 
     if not json_out:
@@ -101,13 +101,12 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
                       f"(exact-cover repairs by {how}; table: solve --help)")
         run_lns_command(n, engine.solver, time_limit, seed, output, json_out)
         return
-    from ilp_pyramid.formats.fileio import write_atomic
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
 
     outcome = solve_lns(n, engine.solver, time_limit=time_limit, seed=seed)
-    if outcome.solution is not None and output is not None:
-        write_atomic(output, outcome.solution.to_drawing())
     print_json({**outcome_json(outcome), "method": "auto", "engine": engine.name})
+    if outcome.solution is not None:
+        write_output(output, outcome.solution.to_drawing())
     if outcome.status != SOLVED:
         raise typer.Exit(EXIT_TIMEOUT)
 

@@ -24,6 +24,7 @@ from ilp_pyramid.cli_common import (
     load_input,
     print_json,
     solve_options,
+    write_output,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
@@ -236,8 +237,6 @@ solve.__doc__ = (solve.__doc__ or "").replace("AUTO_TABLE", auto_table())
 
 def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
            pictures: Pictures | None = None) -> None:
-    if outcome.solution is not None and output is not None:
-        write_atomic(output, outcome.solution.to_drawing())
     made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
         print_json({**outcome.to_json(), **made})
@@ -265,6 +264,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
                               markup=False, soft_wrap=True)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+    write_output(output, outcome.solution.to_drawing())
 
 
 def load_solution(path: Path) -> BelSolution:
