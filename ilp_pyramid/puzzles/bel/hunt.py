@@ -535,7 +535,8 @@ def hard_deadline(time_limit: float | None):
     """Raise Overrun in the main thread OVERRUN_SECONDS after `time_limit` (SIGALRM), so
     that no wait inside Dask outlasts the limit; `.cancel()` it once the work is over."""
     alarm = _Alarm()
-    if time_limit is None or threading.current_thread() is not threading.main_thread():
+    if (time_limit is None or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):  # the timer is someone else's
         yield alarm
         return
 
