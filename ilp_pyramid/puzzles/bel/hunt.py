@@ -481,7 +481,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                 moves += result["moves"]
                 hunt.take(result)
         except Overrun:
-            say(f"the cluster did not stop within {OVERRUN_SECONDS:g} s of the time limit; "
+            say(f"the cluster did not finish within {OVERRUN_SECONDS:g} s of the time limit; "
                 f"stopped")
         except (OSError, RuntimeError, TimeoutError) as exc:
             raise SolverError(f"the Dask cluster failed: {one_line(str(exc))} (its output: "
@@ -498,7 +498,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
             _close(client, cluster, scheduler is None)
     if output.lines and not overrun.fired:
         say(f"note: {output.summary()}")
-    result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs,
+    result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs or 0,
                         scheduler or "local", moves)
     if hunt.solved_labels is not None:
         solution = labels_to_solution(n, hunt.solved_labels)
