@@ -21,9 +21,10 @@ from pathlib import Path
 
 from ilp_pyramid.errors import InputError
 
-# Measured on the hunt with `--jobs 1` and `--jobs 2` (peak open descriptors, /proc/PID/fd):
-# the client process held 33 and 41, each worker process 19. The margins cover sockets of
-# the scheduler's comms opened at busy moments.
+# Measured on `hunt 5` (RLIMIT_NOFILE set for the whole run): with 1 job it failed at 32
+# descriptors and ran at 40, with 2 jobs it failed at 48 and ran at 56 (peaks seen in
+# /proc/PID/fd: 34 and 41 in the client, 19-24 per worker). The rule asks 60 and 72: a margin
+# for the scheduler's comms at busy moments.
 FDS_BASE = 48
 FDS_PER_JOB = 12
 FDS_PER_WORKER_PROCESS = 32
