@@ -11,6 +11,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+# Only light modules at the top: the signal handlers go in before Typer, Rich and the
+# commands are imported (a tenth of a second in which Ctrl-C would end in a traceback).
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 
 if TYPE_CHECKING:
@@ -166,6 +168,9 @@ def _watchdog(reader: int) -> None:
         if caught:
             time.sleep(GRACE_SECONDS)
             _interrupted(*caught[0])
+            locks = sys.modules.get("ilp_pyramid.formats.lock")
+            if locks is not None:  # no `finally` runs after os._exit: no lock file left
+                locks.release_all()
             os._exit(caught[0][1])
 
 
@@ -306,6 +311,50 @@ def _run_app(args: list[str]) -> object:
         return _interrupted("interrupted", 130)
 
 
+def _standard_streams() -> str | None:
+    """Make the standard streams safe to use; a reason to refuse the command, if any.
+
+    A closed descriptor 0-2 gets /dev/null, so that no file opened later takes its number
+    (a solver writing to fd 1 would write into it). Text that the streams' encoding cannot
+    show is escaped (PYTHONIOENCODING=ascii and a file name with an accent), not an error.
+    """
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            closed.append(fd)
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd, inheritable=True)
+                os.close(null)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):  # a test's StringIO
+            stream.reconfigure(errors="backslashreplace")
+    # Python leaves a stream None when its descriptor was closed at start-up.
+    if sys.stderr is None or 2 in closed:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    if sys.stdout is None or 1 in closed:
+        return "standard output is closed: the command could print nothing (use >/dev/null)"
+    return None
+
+
+def _memory_refusal(exc: BaseException) -> str | None:
+    """'out of memory ...' when loading a library failed under an address-space limit
+    (ulimit -v): the loader's own message names the library, not the cause."""
+    import resource
+
+    text = str(exc)
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY or not isinstance(exc, OSError | ImportError):
+        return None
+    if not any(hint in text for hint in ("shared object", "cannot allocate memory",
+                                         "failed to map segment")):
+        return None
+    return (f"out of memory: a library could not be loaded within the address-space limit "
+            f"of {limit / 2**20:.0f} MiB (ulimit -v); raise the limit")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: every failure becomes one line on stderr and an exit code, never a traceback.
 
@@ -316,6 +365,9 @@ def main(argv: list[str] | None = None) -> None:
     previous = install_signal_handlers() if in_main_thread else {}
     code: object = 1
     try:
+        refusal = _standard_streams()
+        if refusal is not None:
+            raise InputError(refusal)
         code = _quick(args)
         if code is None:
             code = _run_app(args)
@@ -331,7 +383,8 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a line
         if os.environ.get("ILP_PYRAMID_DEBUG"):
             raise
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        memory = _memory_refusal(exc)
+        print(f"error: {memory or f'{type(exc).__name__}: {exc}'}", file=sys.stderr)
         code = 1
     finally:
         seen = _signal_seen(code)

@@ -114,3 +114,17 @@ def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
         return parse(text)
     except InputError as exc:
         fail(f"{path}: {exc}")
+
+
+def write_output(path: Path | None, text: str | None) -> None:
+    """Write a command's result to its -o file once it has been printed: a file that cannot
+    be written (full disk, no permission) is one line and exit 2, and the work is not lost."""
+    if path is None or text is None:
+        return
+    from ilp_pyramid.errors import InputError
+    from ilp_pyramid.formats.fileio import write_atomic
+
+    try:
+        write_atomic(path, text)
+    except InputError as exc:
+        fail(f"{exc} (the result is printed above)")

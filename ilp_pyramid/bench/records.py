@@ -179,4 +179,6 @@ def append_record(path: Path, record: dict) -> None:
                     append_line(path, "")
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     append_line(path, json.dumps(record, separators=(",", ":"), allow_nan=False))

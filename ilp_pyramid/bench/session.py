@@ -32,6 +32,7 @@ from ilp_pyramid.bench.records import (
 from ilp_pyramid.bench.runner import run_process
 from ilp_pyramid.cli_common import console, err_console, fail
 from ilp_pyramid.errors import InputError, Interrupted
+from ilp_pyramid.formats.lock import hold
 
 if TYPE_CHECKING:
     import click
@@ -165,15 +166,31 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
 def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
             bench_argv: Sequence[str] = (), quiet: bool = False,
             scheduler: str | None = None) -> tuple[dict[str, dict], int]:
-    """The command-line side of a bench: check the results file, skip what it holds (with
-    --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
+    """The command-line side of a bench: lock the results file, check it, skip what it holds
+    (with --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
 
     Returns the records by key (old and new) and how many runs ran now.
     """
+    if results is None:
+        return _execute(specs, None, resume, kill_after, bench_argv, quiet)
+    try:
+        check_results_path(results)
+        with hold(lock_path(results), f"results file {results}"):
+            return _execute(specs, results, resume, kill_after, bench_argv, quiet)
+    except InputError as exc:  # the lock, or a record that cannot be written
+        fail(str(exc))
+
+
+def lock_path(results: Path) -> Path:
+    """The lock beside a results file: one bench at a time appends to it."""
+    return results.with_name(results.name + ".lock")
+
+
+def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
+             bench_argv: Sequence[str], quiet: bool) -> tuple[dict[str, dict], int]:
     done: dict[str, dict] = {}
     if results is not None:
         try:
-            check_results_path(results)
             if results.exists() and results.stat().st_size > 0 and not resume:
                 raise InputError(f"{results} already holds results: add --resume to go on "
                                  f"with it, or give another --results file")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import gzip
 import io
 import os
@@ -34,9 +37,7 @@ class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path)
         self.target = _writable_target(self.target)  # a symlink's target; never a directory
         directory = self.target.parent if str(self.target.parent) else Path(".")
         directory.mkdir(parents=True, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=f".{self.target.name[:_TMP_PREFIX_CHARS]}.",
-                                        suffix=".tmp",
-                                        dir=directory)
+        fd, self.tmp = _temp_beside(self.target)
         os.chmod(self.tmp, 0o666 & ~_UMASK)
         self.raw = os.fdopen(fd, "wb")
         self.handle = self.raw
@@ -44,7 +45,8 @@ class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path)
             self.handle = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw, mtime=0)
         return self.handle  # type: ignore[return-value]
 
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 *_: object) -> None:
         renamed = False
         try:
             if self.handle is not self.raw:
@@ -56,9 +58,16 @@ class atomic_stream:  # noqa: N801 - used like open(): `with atomic_stream(path)
             if kind is None:
                 os.replace(self.tmp, self.target)
                 renamed = True
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                self.raw.close()
+            raise InputError(f"cannot write {self.target}: {exc.strerror or exc}") from None
         finally:
             if not renamed:
                 _remove(self.tmp)
+        if isinstance(error, OSError) and error.errno in _DISK_ERRORS:
+            # a write in the block failed: it was this file's (the disk is full)
+            raise InputError(f"cannot write {self.target}: {error.strerror}") from None
 
 
 def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
@@ -113,8 +122,7 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     target = _writable_target(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:_TMP_PREFIX_CHARS]}.", suffix=".tmp",
-                                   dir=target.parent)
+        fd, tmp = _temp_beside(target)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
@@ -136,6 +144,51 @@ def write_atomic(path: str | os.PathLike, content: str | bytes) -> None:
         raise
 
 
+# Errors of a write that are the file system's (full, over quota, too large, failing):
+# reported with the file's name.
+_DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
+
+
+def _temp_beside(target: Path) -> tuple[int, str]:
+    """A new temp file next to `target`, locked for as long as this process has it open.
+
+    Temp files of `target` left by a writer that is gone (SIGKILL, power cut) are removed
+    first: a live writer holds the lock on its own, a dead one holds nothing.
+    """
+    prefix = f".{target.name[:_TMP_PREFIX_CHARS]}."
+    directory = target.parent if str(target.parent) else Path(".")
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            if _is_temp_of(entry.name, prefix):
+                _remove_if_unlocked(entry.path)
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a fresh file: nobody else holds it
+    return fd, tmp
+
+
+def _is_temp_of(name: str, prefix: str) -> bool:
+    middle = name[len(prefix):-len(".tmp")]
+    return (name.startswith(prefix) and name.endswith(".tmp") and len(middle) == 8
+            and all(ch in _TEMP_CHARS for ch in middle))
+
+
+_TEMP_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's random names
+
+
+def _remove_if_unlocked(path: str) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return  # a live writer's
+    finally:
+        os.close(fd)
+    _remove(path)
+
+
 def _remove(tmp: str) -> None:
     try:
         os.unlink(tmp)
@@ -149,16 +202,19 @@ def append_line(path: str | os.PathLike, line: str) -> None:
     A writer killed mid-line leaves a fragment with no newline; the next record is started on
     a fresh line so that it is not glued to the fragment (readers skip the torn line).
     """
-    with open(path, "a+b") as handle:
-        handle.seek(0, os.SEEK_END)
-        prefix = b""
-        if handle.tell() > 0:
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                prefix = b"\n"
-        handle.write(prefix + (line.rstrip("\n") + "\n").encode("utf-8"))
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(path, "a+b") as handle:
+            handle.seek(0, os.SEEK_END)
+            prefix = b""
+            if handle.tell() > 0:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    prefix = b"\n"
+            handle.write(prefix + (line.rstrip("\n") + "\n").encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def read_text(path: str | os.PathLike) -> str:

@@ -27,6 +27,7 @@ from ilp_pyramid.cli_common import (
     load_input,
     print_json,
     solve_options,
+    write_output,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
@@ -289,8 +290,6 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
            pictures: Pictures | None = None) -> None:
     from ilp_pyramid.puzzles.bel.quick import outcome_text
 
-    if outcome.solution is not None and output is not None:
-        write_atomic(output, outcome.solution.to_drawing())
     made = pictures.write(outcome.solution) if pictures and outcome.solution else {}
     if json_out:
         print_json({**outcome.to_json(), **made})
@@ -303,6 +302,7 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
             pictures.show(made)
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
+    write_output(output, outcome.solution.to_drawing())
 
 
 def load_solution(path: Path) -> BelSolution:

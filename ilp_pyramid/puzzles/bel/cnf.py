@@ -35,9 +35,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations, permutations, product
 
-from pysat.card import CardEnc, EncType
 from pysat.formula import CNF, IDPool
 
+from ilp_pyramid.cardinality import CardEnc, EncType
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.dimacs import (  # noqa: F401 - certificate reader, moved there
     SATISFIABLE,

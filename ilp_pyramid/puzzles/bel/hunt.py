@@ -16,6 +16,8 @@ import contextlib
 import json
 import logging
 import os
+import signal
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -35,12 +37,13 @@ from ilp_pyramid.cli_common import (
     finite_seconds,
     print_json,
 )
-from ilp_pyramid.errors import InputError
-from ilp_pyramid.formats.fileio import read_text, write_atomic
+from ilp_pyramid.errors import InputError, SolverError, one_line
+from ilp_pyramid.formats.fileio import append_line, read_text, write_atomic
 from ilp_pyramid.parsing import load_json
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 
 BEST_FILE = "best.json"
+LOCK_FILE = "hunt.lock"  # held by the running hunt: pid, host, start (formats/lock.py)
 SOLUTION_FILE = "solution.txt"
 TOPIC = "bel-hunt"
 REPORT_EVERY = 1.0  # a worker sends its best state at most this often (seconds)
@@ -285,6 +288,7 @@ class Hunt:
         while self.reports:
             self.take(self.reports.pop(0))
         if time.monotonic() - self.logged >= PROGRESS_EVERY:
+            self.save()  # the time hunted since the last new best counts too
             self.log(None)
 
     def log(self, worker) -> None:
@@ -296,8 +300,7 @@ class Hunt:
                 "best": self.best.conflicts, "worker": worker,
                 "time": time.strftime("%Y-%m-%dT%H:%M:%S")}
         # Appended, not rewritten: a line cut short by a crash is skipped by read_progress.
-        with open(self.state_dir / PROGRESS_FILE, "a", encoding="utf-8") as out:
-            out.write(json.dumps(line) + "\n")
+        append_line(self.state_dir / PROGRESS_FILE, json.dumps(line))
 
     def elapsed(self) -> float:
         return time.monotonic() - self.began
@@ -308,12 +311,16 @@ class Hunt:
     def cpu_seconds(self) -> float:
         return self.cpu_before + sum(self.cpu.values())
 
-    def close(self) -> None:
+    def save(self) -> None:
+        """best.json with the time hunted up to now."""
         if self.best is not None:
             self.best.hunted_seconds = self.hunted_seconds()
             self.best.cpu_seconds = self.cpu_seconds()
             save_best(self.state_dir, self.best)
-            self.log(None)
+
+    def close(self) -> None:
+        self.save()
+        self.log(None)
 
 
 def read_progress(path: Path) -> list[dict]:
@@ -356,17 +363,40 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
              say=lambda text: None, neighbourhood: str = "family") -> HuntResult:
-    """Hunt for `time_limit` seconds (None: until solved or interrupted)."""
+    """Hunt for `time_limit` seconds (None: until solved or interrupted).
+
+    One hunt per state directory: it holds DIR/hunt.lock throughout (lock.Busy, naming the
+    holder, for a second one); a lock left by a hunt that is gone is taken over.
+    """
+    from ilp_pyramid.formats.lock import describe, hold
+
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot use --state-dir {state_dir}: {exc.strerror or exc}") from None
+
+    def stale(text: str) -> None:
+        say(f"note: {state_dir / LOCK_FILE} was left by {describe(text)}, which is gone; "
+            f"taken over")
+
+    with hold(state_dir / LOCK_FILE, f"--state-dir {state_dir}", on_stale=stale):
+        return _run_locked(n, state_dir, time_limit, jobs, scheduler, repair, seed, say,
+                           neighbourhood)
+
+
+def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
+                scheduler: str | None, repair: str, seed: int | None, say,
+                neighbourhood: str) -> HuntResult:
     from ilp_pyramid.extras import need
 
     need("distributed")
     import dask
     from distributed import Client, Event, LocalCluster, Variable
 
+    from ilp_pyramid.puzzles.bel.hunt_cluster import LOG_FILE, ClusterOutput, check_limits
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.verify.bel import verify_solution
 
-    state_dir.mkdir(parents=True, exist_ok=True)
     best = load_best(state_dir, n)
     resumed_from = best.conflicts if best else None
     start = None
@@ -381,22 +411,26 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
     deadline = None if time_limit is None else hunt.began + time_limit
     token = uuid.uuid4().hex[:12]
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
-    cluster = None
+    cluster = client = stop = None
+    moves = 0
+    if scheduler is None:
+        cores = os.cpu_count() or 1
+        jobs = min(jobs or cores, cores)  # one search per core at most on this machine
+        check_limits(jobs)
+    output = ClusterOutput(state_dir / LOG_FILE)
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.
-    with dask.config.set({"distributed.worker.daemon": False}):
-        if scheduler is None:
-            cores = os.cpu_count() or 1
-            jobs = min(jobs or cores, cores)  # one search per core at most on this machine
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1,
-                                   processes=True, dashboard_address=":0",
-                                   silence_logs=logging.ERROR)
-            client = Client(cluster)
-            where = "local cluster"
-        else:
-            client = Client(scheduler, timeout="20s")
-            where = scheduler
-        stop = None
+    with dask.config.set({"distributed.worker.daemon": False}), output, \
+            hard_deadline(time_limit) as overrun:
         try:
+            if scheduler is None:
+                cluster = LocalCluster(n_workers=jobs, threads_per_worker=1,
+                                       processes=True, dashboard_address=":0",
+                                       silence_logs=logging.ERROR)
+                client = Client(cluster)
+                where = "local cluster"
+            else:
+                client = Client(scheduler, timeout="20s")
+                where = scheduler
             if jobs is None:
                 jobs = max(1, sum(client.nthreads().values()))
             client.subscribe_topic(TOPIC, hunt.on_event)
@@ -418,7 +452,6 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
                                      key=f"bel-hunt-{token}-{i}")
                        for i in range(jobs)]
             say(f"hunting N={n} with {jobs} searches on {where}")
-            moves = 0
             while True:
                 hunt.drain()
                 finished = [f for f in futures if f.done()]
@@ -444,16 +477,25 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
                     continue
                 moves += result["moves"]
                 hunt.take(result)
+        except Overrun:
+            say(f"the cluster did not finish within {OVERRUN_SECONDS:g} s of the time limit; "
+                f"stopped")
+        except (OSError, RuntimeError, TimeoutError) as exc:
+            raise SolverError(f"the Dask cluster failed: {one_line(str(exc))} (its output: "
+                              f"{output.path})") from None
         finally:
-            if stop is not None:  # on Ctrl-C too: the workers stop at their next poll
+            # The state first (on Ctrl-C too): closing a cluster may take longer than the
+            # interrupt leaves.
+            overrun.cancel()
+            hunt.drain()
+            hunt.close()
+            if stop is not None:  # the workers stop at their next poll
                 with contextlib.suppress(Exception):
                     stop.set()
-            client.close()
-            if cluster is not None:
-                cluster.close()
-            hunt.drain()
-            hunt.close()  # also on Ctrl-C: the time hunted so far goes into best.json
-    result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs,
+            _close(client, cluster, scheduler is None)
+    if output.lines and not overrun.fired:
+        say(f"note: {output.summary()}")
+    result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs or 0,
                         scheduler or "local", moves)
     if hunt.solved_labels is not None:
         solution = labels_to_solution(n, hunt.solved_labels)
@@ -463,6 +505,68 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
         result.solution_text = solution.to_drawing()
         write_atomic(state_dir / SOLUTION_FILE, result.solution_text)
     return result
+
+
+# Whatever the cluster does (fails to start, hangs on a worker), the hunt ends this long after
+# its time limit: the searches stop themselves at the limit and report within seconds.
+OVERRUN_SECONDS = 10.0
+
+
+class Overrun(Exception):
+    """The hunt ran OVERRUN_SECONDS past its time limit."""
+
+
+class _Alarm:
+    def __init__(self) -> None:
+        self.armed = False
+        self.fired = False
+
+    def cancel(self) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.armed = False
+
+
+@contextlib.contextmanager
+def hard_deadline(time_limit: float | None):
+    """Raise Overrun in the main thread OVERRUN_SECONDS after `time_limit` (SIGALRM), so
+    that no wait inside Dask outlasts the limit; `.cancel()` it once the work is over."""
+    alarm = _Alarm()
+    if (time_limit is None or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):  # the timer is someone else's
+        yield alarm
+        return
+
+    def ring(_signum, _frame) -> None:
+        alarm.armed = False
+        alarm.fired = True
+        raise Overrun
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    alarm.armed = True
+    signal.setitimer(signal.ITIMER_REAL, time_limit + OVERRUN_SECONDS)
+    try:
+        yield alarm
+    finally:
+        alarm.cancel()
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _close(client, cluster, local: bool) -> None:
+    """Close the client and a local cluster within seconds each; if that fails (or the
+    cluster never finished starting), kill the worker processes left."""
+    clean = not local or cluster is not None
+    for thing, seconds in ((client, 3), (cluster, 5)):
+        if thing is None:
+            continue
+        try:
+            thing.close(timeout=seconds)
+        except Exception:  # noqa: BLE001 - whatever went wrong, the processes go below
+            clean = False
+    if not clean:
+        from ilp_pyramid.cli import kill_descendants
+
+        kill_descendants()
 
 
 # -- the command ------------------------------------------------------------------------------

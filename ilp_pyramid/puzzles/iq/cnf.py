@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from pysat.card import CardEnc, EncType
-
+from ilp_pyramid.cardinality import CardEnc, EncType
 from ilp_pyramid.puzzles.iq.model import Instance
 
 

@@ -13,8 +13,14 @@ from pathlib import Path
 
 import typer
 
-from ilp_pyramid.cli_common import EXIT_TIMEOUT, console, err_console, fail, print_json
-from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.cli_common import (
+    EXIT_TIMEOUT,
+    console,
+    err_console,
+    fail,
+    print_json,
+    write_output,
+)
 from ilp_pyramid.puzzles.bel.lns.repair import MIP_REPAIRS, REPAIRS
 
 METHODS = ("exact", "lns")
@@ -102,8 +108,6 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
 
         race = run_search(n, repair, time_limit, seed, jobs, progress)
     outcome = race.outcome
-    if outcome.solution is not None and output is not None:
-        write_atomic(output, outcome.solution.to_drawing())
     if json_out:
         print_json({**outcome_json(outcome), **race_json(race), **(json_extra or {})})
     else:
@@ -123,6 +127,8 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
         else:
             console.print(f"timeout: no solution within the time limit ({outcome.seconds:.1f} s); "
                           f"best state had {outcome.best_conflicts} repeated cubes")
+    if outcome.solution is not None:
+        write_output(output, outcome.solution.to_drawing())
     if outcome.status != SOLVED:
         raise typer.Exit(EXIT_TIMEOUT)
 

@@ -109,8 +109,9 @@ def repair(n: int, labels: np.ndarray, family: str, method: str = "sat",
 # -- SAT: one variable per option, exactly one option per item --------------------------------
 
 def cover_cnf(problem: CoverProblem) -> list[list[int]]:
-    from pysat.card import CardEnc, EncType
     from pysat.formula import IDPool
+
+    from ilp_pyramid.cardinality import CardEnc, EncType
 
     by_item: list[list[int]] = [[] for _ in range(problem.num_items)]
     for option, row in enumerate(problem.rows):
