@@ -172,11 +172,11 @@ def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_afte
     Returns the records by key (old and new) and how many runs ran now.
     """
     if results is None:
-        return _execute(specs, None, resume, kill_after, bench_argv, quiet)
+        return _execute(specs, None, resume, kill_after, bench_argv, quiet, scheduler)
     try:
         check_results_path(results)
         with hold(lock_path(results), f"results file {results}"):
-            return _execute(specs, results, resume, kill_after, bench_argv, quiet)
+            return _execute(specs, results, resume, kill_after, bench_argv, quiet, scheduler)
     except InputError as exc:  # the lock, or a record that cannot be written
         fail(str(exc))
 
@@ -187,7 +187,8 @@ def lock_path(results: Path) -> Path:
 
 
 def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
-             bench_argv: Sequence[str], quiet: bool) -> tuple[dict[str, dict], int]:
+             bench_argv: Sequence[str], quiet: bool,
+             scheduler: str | None) -> tuple[dict[str, dict], int]:
     done: dict[str, dict] = {}
     if results is not None:
         try:
