@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import resource  # here, early: under a tight ulimit -v even it may fail to load later
 import signal
 import sys
 import threading
@@ -342,8 +343,6 @@ def _standard_streams() -> str | None:
 def _memory_refusal(exc: BaseException) -> str | None:
     """'out of memory ...' when loading a library failed under an address-space limit
     (ulimit -v): the loader's own message names the library, not the cause."""
-    import resource
-
     text = str(exc)
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     if limit == resource.RLIM_INFINITY or not isinstance(exc, OSError | ImportError):
@@ -353,6 +352,15 @@ def _memory_refusal(exc: BaseException) -> str | None:
         return None
     return (f"out of memory: a library could not be loaded within the address-space limit "
             f"of {limit / 2**20:.0f} MiB (ulimit -v); raise the limit")
+
+
+def _address_space_note(message: str) -> str:
+    """`message`, naming the address-space limit (ulimit -v) when one is set: it, not the
+    machine's memory, is then what ran out."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return message
+    return f"{message} within the address-space limit of {limit / 2**20:.0f} MiB (ulimit -v)"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -378,7 +386,7 @@ def main(argv: list[str] | None = None) -> None:
         code = getattr(exc, "exit_code", 130)
         code = _interrupted(_SIGNALS.get(code - 128, _SIGNALS[signal.SIGINT])[0], code)
     except MemoryError:
-        print("error: out of memory", file=sys.stderr)
+        print(f"error: {_address_space_note('out of memory')}", file=sys.stderr)
         code = 1
     except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into a line
         if os.environ.get("ILP_PYRAMID_DEBUG"):

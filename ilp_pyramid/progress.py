@@ -81,8 +81,10 @@ class LiveStatus:
 
         from ilp_pyramid.cli_common import err_console
 
-        with Live(self.text(), console=err_console, refresh_per_second=4,
-                  transient=True) as live:
+        # The line is stderr's alone: redirecting sys.stdout from this thread would swap it
+        # under a solve that holds backends.process.native_output.
+        with Live(self.text(), console=err_console, refresh_per_second=4, transient=True,
+                  redirect_stdout=False, redirect_stderr=False) as live:
             while not self._stop.wait(0.25):
                 live.update(self.text())
 

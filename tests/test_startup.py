@@ -24,6 +24,7 @@ SOLVE_SMALL = {
     "ilp_pyramid.parsing", "ilp_pyramid.progress",
     "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.cpsat",
     "ilp_pyramid.backends.mip", "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
+    "ilp_pyramid.cardinality",
     "ilp_pyramid.formats", "ilp_pyramid.formats.dimacs", "ilp_pyramid.formats.fileio",
     "ilp_pyramid.puzzles", "ilp_pyramid.puzzles.bel", "ilp_pyramid.puzzles.bel.auto",
     "ilp_pyramid.puzzles.bel.cnf", "ilp_pyramid.puzzles.bel.geometry",

@@ -54,7 +54,8 @@ class LiveLine:
         if enabled:
             from rich.live import Live
 
-            self.live = Live("", console=err_console, refresh_per_second=4, transient=True)
+            self.live = Live("", console=err_console, refresh_per_second=4, transient=True,
+                             redirect_stdout=False, redirect_stderr=False)
 
     def __enter__(self):
         if self.live is not None:
