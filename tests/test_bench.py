@@ -266,3 +266,12 @@ def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, tmp_path):
     directory = cli("bench", "--n", "2", "--solver", "kissat", "--results", tmp_path)
     assert directory.code == 2 and "is a directory" in directory.err
     assert len(directory.err.strip().splitlines()) == 1
+
+
+def test_the_default_grid_holds_every_installed_open_mip_solver():
+    import importlib.util
+
+    from ilp_pyramid.bench.cli import default_solvers
+
+    scip = ["scip"] if importlib.util.find_spec("pyscipopt") else []
+    assert default_solvers().split(",") == ["highs", "cbc", *scip, "kissat"]

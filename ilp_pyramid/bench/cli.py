@@ -41,7 +41,8 @@ def hard_limit(time_limit: float) -> float:
 def bench(
     ctx: typer.Context,
     n: str = typer.Option("2..4", "--n", help="Sizes: 2..5, or a list 2,3,5."),
-    solver: str = typer.Option("highs,cbc,kissat", "--solver", "-s",
+    solver: str = typer.Option(None, "--solver", "-s",
+                               show_default="highs,cbc,scip,kissat (scip where installed)",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
     formulation: str = typer.Option("counts", "--formulation", "-f",
                                     help="Comma-separated formulations (SAT: CNF encodings)."),
@@ -103,7 +104,7 @@ def bench(
         return
     try:
         sizes = parse_sizes(n)
-        solvers = parse_list(solver, "solver")
+        solvers = parse_list(solver or default_solvers(), "solver")
         formulations = parse_list(formulation, "formulation")
         templates = [parse_template(text, False) for text in command or []] + \
             [parse_template(text, True) for text in external or []]
@@ -217,3 +218,10 @@ def render(
         write_atomic(readme, new)
     if not json_out:
         console.print(f"{readme}: {blocks} bench blocks, {len(stale)} rewritten", markup=False)
+
+
+def default_solvers() -> str:
+    """The default MIP-vs-SAT grid: every open MIP solver that is installed, and Kissat."""
+    from ilp_pyramid.extras import available
+
+    return ",".join(["highs", "cbc", *(["scip"] if available("pyscipopt") else []), "kissat"])
