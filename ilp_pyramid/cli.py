@@ -350,8 +350,8 @@ def _memory_refusal(exc: BaseException) -> str | None:
     if not any(hint in text for hint in ("shared object", "cannot allocate memory",
                                          "failed to map segment")):
         return None
-    return (f"out of memory: a library could not be loaded within the address-space limit "
-            f"of {limit / 2**20:.0f} MiB (ulimit -v); raise the limit")
+    return _address_space_note("out of memory: a library could not be loaded") + \
+        "; raise the limit"
 
 
 def _address_space_note(message: str) -> str:
