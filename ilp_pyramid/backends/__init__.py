@@ -74,6 +74,16 @@ def accepts(form_kind: str, solver: str) -> bool:
     return sat.is_sat_solver(solver)  # includes cpsat
 
 
+def forms_for(solver: str) -> tuple[str, ...]:
+    """The model forms `solver` takes, best first ('mip', 'cnf', 'exact_cover', 'bool');
+    InputError for an unknown solver. A puzzle builds the first of them it has."""
+    order = [kind for kind in ("bool", "mip", "cnf", "exact_cover") if accepts(kind, solver)]
+    if not order:
+        raise InputError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())}, "
+                         f"{DLX})")
+    return tuple(order)
+
+
 def form_kind(form: object) -> str:
     """'mip', 'cnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
     import sys
