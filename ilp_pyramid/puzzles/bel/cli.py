@@ -64,7 +64,7 @@ SolverOptionOpt = typer.Option([], "--solver-option",
                                     "emphasis=feasibility), a HiGHS option "
                                     "(mip_detect_symmetry=false), a Gurobi parameter "
                                     "(Symmetry=2), a CBC flag (cuts=off).")
-StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); see "
+StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable, or A+B); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
 # The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
@@ -74,6 +74,12 @@ StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable); 
 # with the same rows against 1.43 s without (seeds 0-4, docs/mip_n3.jsonl, docs/mip.md).
 DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"],
                       "scip": ["LabelPermutationImportance"]}
+
+
+def split_strategies(names: list[str]) -> list[str]:
+    """`--strategy A+B` is `--strategy A --strategy B`: a strategy set is one value (one value
+    of a bench axis, `bench --grid strategy=none,A+B`)."""
+    return [part for name in names for part in name.split("+") if part]
 
 
 def check_strategies(names: list[str]) -> None:
@@ -232,6 +238,7 @@ def solve(
     130 / 143 interrupted (Ctrl-C / SIGTERM).
     """
     check_n(n)
+    strategy = split_strategies(strategy)
     exact_only = {"--solver": solver is not None, "--formulation": formulation != "counts",
                   "--card": card is not None, "--strategy": bool(strategy),
                   "--threads": threads is not None, "--solver-option": bool(solver_option)}
