@@ -64,8 +64,9 @@ SUMMARIES = {
     "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
     "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
             "takes.",
-    "bench": "Time runs, each in its own process: the Bel grid (sizes x solvers x formulations "
-             "x repeats), or --command / --external argv templates; tables from the records.",
+    "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "
+             "repeats; Bel's by default), or --command / --external argv templates; tables "
+             "from the records.",
     "views": "Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three "
              "views.",
     "iq": "IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",

@@ -101,7 +101,8 @@ class Result:
 class Puzzle(Protocol):
     """What every puzzle provides. Optional extras, looked up with `getattr`: `optimizes`
     (True: the puzzle asks for an optimum, so an unproved one is a timeout), `generate(size,
-    seed, planted) -> instance`, `count(instance, options) -> int`, `bench_cases(sizes)`."""
+    seed, planted) -> instance`, `count(instance, options) -> int`, `bench_cases(sizes)`,
+    `bench_fits(params, solver) -> bool` (which bench grid points the puzzle has)."""
 
     name: str  # the CLI group and registry key, e.g. "insanity"
     title: str  # one line for --help

@@ -89,9 +89,17 @@ def test_default_strategy_per_backend_and_none(cli):
     assert mixed.code == 2 and "cannot be combined" in mixed.err
 
 
-def test_bench_runs_an_empty_strategy_set_as_none():
-    from ilp_pyramid.bench import grid
+def test_a_strategy_set_is_one_value_as_a_bench_axis_passes_it(cli):
+    from ilp_pyramid.bench.grid import puzzle_grid
+    from ilp_pyramid.puzzles.bel.bench_cases import bench_cases, bench_fits
 
-    (spec,) = grid([2], ["highs"], ["counts"], [], None, 10.0, 1)
-    command = spec.command()
-    assert command[command.index("--strategy") + 1] == "none"
+    together = cli("solve", 2, "--solver", "highs", "--strategy", "LabelPermutation+Automorphism",
+                   "--json")
+    assert together.code == 0, together.err
+    assert json.loads(together.out)["strategies"] == ["LabelPermutation", "Automorphism"]
+    runs = puzzle_grid("bel", bench_cases([2]), ["highs"],
+                       [("strategy", ["none", "LabelPermutation+Automorphism"])], 10.0, 1,
+                       bench_fits)
+    commands = [run.command() for run in runs]
+    assert [c[c.index("--strategy") + 1] for c in commands] == \
+        ["none", "LabelPermutation+Automorphism"]

@@ -1,4 +1,5 @@
-"""`ilp-pyramid bench`: grid, subprocess runs, JSON lines, resume after a kill, table = file."""
+"""`ilp-pyramid bench`: a puzzle's grid through the registry, subprocess runs, JSON lines,
+resume after a kill, table = file."""
 
 import json
 import os
@@ -7,18 +8,38 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from ilp_pyramid.bench import parse_sizes, read_results
 from ilp_pyramid.errors import InputError
+from tests import bench_puzzles
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """The bench's puzzles in the registry: Bel's grid, and a toy puzzle it never heard of."""
+    from ilp_pyramid import puzzles
+
+    bench_puzzles.register(puzzles.REGISTRY, monkeypatch.setitem)
+
+
+def bench_process(*args: str) -> subprocess.Popen:
+    """`ilp-pyramid ARGS` as its own process, with the test puzzles registered."""
+    return subprocess.Popen([sys.executable, "-m", "tests.bench_puzzles", *args], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
 
 
 def test_parse_sizes():
     assert parse_sizes("2..5") == [2, 3, 4, 5]
     assert parse_sizes("2,4, 3") == [2, 4, 3]
     assert parse_sizes("1..2,2,5") == [1, 2, 5]
-    for bad in ("5..2", "a..b", "", "0", "2..99"):
+    assert parse_sizes("2..99") == list(range(2, 100))  # the puzzle checks its own range
+    for bad in ("5..2", "a..b", "", "0", "1..10000000000"):
         with pytest.raises(InputError):
             parse_sizes(bad)
 
@@ -28,13 +49,11 @@ def _bench_args(results, *extra):
             "--results", str(results), *extra]
 
 
-def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
+def test_killed_bench_resumes_without_redoing_runs(cli, registered, tmp_path):
     """Kill the bench (and its running child) after its first result line, resume it, and
     check: every run exactly once, the first records untouched, the table = the file."""
     results = tmp_path / "runs.jsonl"
-    bench = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", *_bench_args(results)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+    bench = bench_process(*_bench_args(results))
     deadline = time.monotonic() + 120
     try:
         while time.monotonic() < deadline and bench.poll() is None:
@@ -61,35 +80,40 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
     assert len(keys) == 4 and max(keys.values()) == 1, keys
     assert records[:len(before)] == before  # finished runs were not redone
     assert summary["runs"] == 4 and summary["ran_now"] == 4 - len(before)
+    assert summary["puzzle"] == "bel"
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # The table is the file: recompute every group from the JSON lines.
     assert len(summary["groups"]) == 4
     for group in summary["groups"]:
-        mine = [r for r in records if r["n"] == group["n"] and r["solver"] == group["solver"]]
+        mine = [r for r in records if r["params"] == {"n": group["n"]}
+                and r["solver"] == group["solver"]]
         assert len(mine) == group["runs"] == 1
         record = mine[0]
-        assert record["status"] == "solved"
+        assert record["status"] == "solved" and record["puzzle"] == "bel"
+        assert record["argv"][3:5] == ["solve", str(group["n"])]
         assert group["solved"] == 1 and group["timeouts"] == 0
-        assert group["min_seconds"] == group["median_seconds"] == record["seconds"]
+        assert group["min_solve_seconds"] == group["median_solve_seconds"] == record["seconds"]
+        assert group["median_seconds"] == record["wall_seconds"]
         assert group["variables"] == record["variables"] > 0
         assert group["constraints"] == record["constraints"] > 0
         assert record["peak_rss_mb"] > 1 and record["cpu_seconds"] > 0
         assert group["family"] == ("mip" if group["solver"] == "highs" else "sat")
         # every solved record carries its (verified) solution
-        assert len(record["solution"]["Z"]) == 2 * record["n"] - 1
+        assert len(record["solution"]["Z"]) == 2 * record["params"]["n"] - 1
 
-    # The text table shows the same rows.
+    # The text table shows the same rows: N, solver, runs, solved, wall s ..., solve s
     text = cli(*_bench_args(results, "--resume"))
     assert text.code == 0
+    assert "Bel's Pyramid, limit 60 s" in text.out
     table_rows = [line.split() for line in text.out.splitlines()
                   if line.split()[:1] in (["1"], ["2"])]
     assert len(table_rows) == 4
     for row in table_rows:
         n, solver = int(row[0]), row[1]
-        record = next(r for r in records if r["n"] == n and r["solver"] == solver)
-        assert row[3] == "1/1"
-        assert float(row[5]) == pytest.approx(record["seconds"], abs=0.006)
+        record = next(r for r in records if r["params"]["n"] == n and r["solver"] == solver)
+        assert row[2:4] == ["1", "1"]
+        assert float(row[8]) == pytest.approx(record["seconds"], abs=0.006)
 
 
 def _children(pid: int) -> list[int]:
@@ -111,10 +135,8 @@ def _alive(pid: int) -> bool:
 def test_a_killed_bench_takes_its_running_solve_with_it(tmp_path):
     """The run in progress has its own session (so the hard limit can kill its whole group);
     when the bench itself is killed, it must not go on as an orphan for its whole limit."""
-    bench = subprocess.Popen(
-        [sys.executable, "-m", "ilp_pyramid", "bench", "--n", "5", "--solver", "kissat",
-         "--time-limit", "60", "--results", str(tmp_path / "r.jsonl")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    bench = bench_process("bench", "--n", "5", "--solver", "kissat", "--time-limit", "60",
+                          "--results", str(tmp_path / "r.jsonl"))
     running: list[int] = []
     deadline = time.monotonic() + 60
     try:
@@ -132,7 +154,7 @@ def test_a_killed_bench_takes_its_running_solve_with_it(tmp_path):
     assert not any(_alive(pid) for pid in running)
 
 
-def test_hung_run_is_killed_at_the_hard_limit(cli, tmp_path):
+def test_hung_run_is_killed_at_the_hard_limit_and_is_a_timeout(cli, registered, tmp_path):
     results = tmp_path / "runs.jsonl"
     start = time.monotonic()
     result = cli("bench", "--n", "5", "--solver", "kissat", "--time-limit", "120",
@@ -140,13 +162,14 @@ def test_hung_run_is_killed_at_the_hard_limit(cli, tmp_path):
     assert time.monotonic() - start < 30
     assert result.code == 0, result.err
     (record,) = read_results(results)
-    assert record["status"] == "killed" and "hard wall-clock limit" in record["message"]
+    assert record["status"] == "timeout" and record["killed"] is True
+    assert "hard wall-clock limit" in record["message"]
     assert record.get("solution") is None
     (group,) = json.loads(result.out)["groups"]
     assert group["solved"] == 0 and group["timeouts"] == 1 and group["median_seconds"] is None
 
 
-def test_timeouts_and_unknown_solvers(cli, tmp_path):
+def test_timeouts_and_unknown_solvers(cli, registered, tmp_path):
     bad = cli("bench", "--n", "2", "--solver", "highs,zchaff", "--results",
               str(tmp_path / "x.jsonl"))
     assert bad.code == 2 and "unknown solver" in bad.err
@@ -159,45 +182,95 @@ def test_timeouts_and_unknown_solvers(cli, tmp_path):
     assert (tmp_path / "p.png").exists()
 
 
-def test_grid_skips_formulations_a_family_lacks_and_passes_options_through():
-    from ilp_pyramid.bench import grid
+def test_bel_grid_skips_formulations_a_family_lacks_and_passes_axes_through(registered):
+    from ilp_pyramid.bench.grid import puzzle_runs
 
-    specs = grid([2, 3], ["highs", "kissat"], ["counts", "support"], ["AntiMirror"], "ladder",
-                 30, 2)
-    pairs = Counter((s.solver, s.formulation) for s in specs)
+    runs = puzzle_runs("bel", [2, 3], ["highs", "kissat"],
+                       [("formulation", ["counts", "support"]), ("strategy", ["AntiMirror"]),
+                        ("card", ["ladder"])], 30, 2)
+    pairs = Counter((r.solver, dict(r.params)["formulation"]) for r in runs)
     assert pairs == {("highs", "counts"): 4, ("kissat", "counts"): 4, ("kissat", "support"): 4}
-    assert len({s.key() for s in specs}) == len(specs)
-    command = next(s for s in specs if s.solver == "kissat" and s.repeat == 2).command()
-    assert command[1:4] == ["-m", "ilp_pyramid", "solve"]
+    assert len({r.key() for r in runs}) == len(runs)
+    run = next(r for r in runs if r.solver == "kissat" and r.repeat == 2)
+    assert dict(run.params) == {"n": 2, "formulation": "counts", "strategy": "AntiMirror",
+                                "card": "ladder"}
+    command = run.command()
+    assert command[1:5] == ["-m", "ilp_pyramid", "solve", "2"]
     for option, value in (("--strategy", "AntiMirror"), ("--card", "ladder"),
-                          ("--time-limit", "30"), ("--seed", "1"), ("--json", None)):
+                          ("--formulation", "counts"), ("--time-limit", "30"),
+                          ("--seed", "1"), ("--solver", "kissat"), ("--json", None)):
         assert option in command
         if value is not None:
             assert command[command.index(option) + 1] == value
-    with pytest.raises(InputError, match="fits none"):
-        grid([2], ["highs"], ["support"], [], None, 30, 1)
+    for axes, message in (([("formulation", ["support"])], "fits none"),
+                          ([("formulation", ["nope"])], "unknown formulation"),
+                          ([("card", ["nope"])], "unknown cardinality"),
+                          ([("strategy", ["Nope"])], "unknown strategy")):
+        with pytest.raises(InputError, match=message):
+            puzzle_runs("bel", [2], ["highs"], axes, 30, 1)
     with pytest.raises(InputError, match="unknown solver"):
-        grid([2], ["highs", "zchaff"], ["counts"], [], None, 30, 1)
+        puzzle_runs("bel", [2], ["highs", "zchaff"], [], 30, 1)
+    with pytest.raises(InputError, match="out of range"):
+        puzzle_runs("bel", [99], ["highs"], [], 30, 1)
 
 
-def test_strategy_sets_are_a_grid_dimension(cli, tmp_path):
-    from ilp_pyramid.bench import grid, parse_strategy_sets
-
-    sets = parse_strategy_sets("none;LabelPermutation+Automorphism;YStep")
-    assert sets == [(), ("LabelPermutation", "Automorphism"), ("YStep",)]
-    specs = grid([2], ["kissat"], ["counts"], [], None, 10.0, 1, sets)
-    assert [spec.strategies for spec in specs] == sets
+def test_strategy_sets_are_a_grid_axis(cli, registered, tmp_path):
     results = tmp_path / "s.jsonl"
-    result = cli("bench", "--n", "2", "--solver", "kissat", "--strategies", "none;YStep",
+    result = cli("bench", "--n", "2", "--solver", "kissat", "--grid", "strategy=none,YStep",
                  "--time-limit", "30", "--results", results, "--json")
     assert result.code == 0, result.err
-    import json
-
-    records = [json.loads(line) for line in results.read_text().splitlines()]
-    assert sorted(tuple(r["strategies"]) for r in records) == [(), ("YStep",)]
+    records = read_results(results)
+    assert sorted(r["params"]["strategy"] for r in records) == ["YStep", "none"]
     assert all(r["status"] == "solved" for r in records)
-    bad = cli("bench", "--n", "2", "--strategies", "Nope", "--results", tmp_path / "x.jsonl")
+    assert sorted(tuple(r["result"]["strategies"]) for r in records) == [(), ("YStep",)]
+    assert [g["strategy"] for g in json.loads(result.out)["groups"]] == ["none", "YStep"]
+    bad = cli("bench", "--n", "2", "--grid", "strategy=Nope", "--results", tmp_path / "x.jsonl")
     assert bad.code == 2 and "unknown strategy" in bad.err
+
+
+def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp_path):
+    """Any registered puzzle: its cases x solvers x repeats, records keep the case's params,
+    the table groups by them, --resume runs nothing twice."""
+    results = tmp_path / "toy.jsonl"
+    args = ["bench", "--puzzle", "toy", "--solver", "kissat,cadical", "--repeat", "2",
+            "--time-limit", "30", "--results", results]
+    result = cli(*args, "--json")
+    assert result.code == 0, result.err
+    records = read_results(results)
+    assert len(records) == 8 and len({r["key"] for r in records}) == 8
+    assert {r["puzzle"] for r in records} == {"toy"}
+    for record in records:
+        instance = record["params"]["instance"]
+        assert record["argv"][3] == "solve-cnf" and record["argv"][4].endswith(f"{instance}.cnf")
+        assert record["seed"] == record["repeat"] - 1
+        assert record["status"] == ("solved" if instance == "sat" else "infeasible")
+    summary = json.loads(result.out)
+    assert [(g["instance"], g["solver"], g["runs"], g["solved"]) for g in summary["groups"]] \
+        == [("sat", "kissat", 2, 2), ("sat", "cadical", 2, 2), ("unsat", "kissat", 2, 0),
+            ("unsat", "cadical", 2, 0)]
+    again = cli(*args, "--resume", "--json")
+    assert again.code == 0 and json.loads(again.out)["ran_now"] == 0
+    report = cli("bench", "report", results, "--where", "instance=unsat")
+    assert report.code == 0 and report.out.count("| toy | unsat |") == 2
+    # a solver that takes no form the puzzle builds, an --n it has no use for
+    wrong = cli("bench", "--puzzle", "toy", "--solver", "highs", "--results", tmp_path / "w")
+    assert wrong.code == 2 and "toy has no model that 'highs' takes" in wrong.err
+    unknown = cli("bench", "--puzzle", "nope", "--results", tmp_path / "w")
+    assert unknown.code == 2 and "unknown puzzle 'nope'" in unknown.err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--grid", "formulation"], "expected KEY=V1,V2"),
+    (["--grid", "seed=1,2"], "a name the bench uses itself"),
+    (["--grid", "card=a", "--grid", "card=b"], "given twice"),
+    (["--grid", "card="], "nothing given"),
+    (["--grid", "card=ladder", "--command", "solve {n}"], "--puzzle and --grid"),
+    (["--command", "solve {n} -f {formulation}"], "give --formulation"),
+])
+def test_bad_grids_are_one_line_exit_2(cli, registered, tmp_path, args, message):
+    result = cli("bench", "--n", "2", "--solver", "kissat", *args, "--results", tmp_path / "r")
+    assert result.code == 2 and message in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1
 
 
 def _descendants(pid: int) -> list[int]:
@@ -247,10 +320,12 @@ def test_a_signalled_bench_stops_at_once_kills_the_run_and_keeps_its_records(
     assert record["label"] == "quick" and record["status"] == "solved"
 
 
-def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, tmp_path):
+def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, registered, tmp_path):
+    from ilp_pyramid.puzzles.bel.bench_cases import bench_cases
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
 
-    assert parse_sizes(f"1..{MAX_N}") == list(range(1, MAX_N + 1))
+    assert [case.params["n"] for case in bench_cases(parse_sizes(f"1..{MAX_N}"))] == \
+        list(range(1, MAX_N + 1))
     start = time.monotonic()
     with pytest.raises(InputError, match="out of range"):
         parse_sizes("1..10000000000")  # refused before anything is built
@@ -275,3 +350,13 @@ def test_the_default_grid_holds_every_installed_open_mip_solver():
 
     scip = ["scip"] if importlib.util.find_spec("pyscipopt") else []
     assert default_solvers().split(",") == ["highs", "cbc", *scip, "kissat"]
+
+
+def test_the_bench_cases_modules_examples_hold():
+    import doctest
+
+    from ilp_pyramid.puzzles.bel import bench_cases as bel
+
+    for module in (bel,):
+        outcome = doctest.testmod(module)
+        assert outcome.attempted > 0 and outcome.failed == 0, module.__name__

@@ -64,7 +64,8 @@ def cluster(tmp_path_factory):
 
 
 def bench(*args: str, **popen) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "bench", *args],
+    """`ilp-pyramid bench ARGS` with the bench tests' puzzles registered (tests/bench_puzzles)."""
+    return subprocess.Popen([sys.executable, "-m", "tests.bench_puzzles", "bench", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=ENV, **popen)
 
@@ -126,7 +127,7 @@ def test_ctrl_c_cancels_the_cluster_runs_and_keeps_the_finished(cluster, tmp_pat
     assert code == 130 and took < 2.0, (code, took, err)
     assert "2 finished runs of this session kept" in err.strip().splitlines()[-1]
     kept = records(results)
-    assert len(kept) == 2 and {r["n"] for r in kept} == {2}
+    assert len(kept) == 2 and {r["params"]["n"] for r in kept} == {2}
     deadline = time.monotonic() + 3.0  # the workers look at the stop flag every 0.5 s
     while alive(solves) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -73,7 +73,7 @@ def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
     (["--command", "solve {n} --x {nope}"], "unknown placeholder"),
     (["--external", "/bin/true"], "give it a label"),
     (["--external", "x=/no/such/program {n}"], "not an executable"),
-    (["--command", "solve {n}", "--strategy", "YStep"], "belong to the Bel grid"),
+    (["--command", "solve {n}", "--grid", "strategy=YStep"], "--puzzle and --grid"),
     (["--command", "'unclosed"], "quotation"),
 ])
 def test_bad_templates_are_one_line_exit_2(cli, tmp_path, args, message):
@@ -112,6 +112,8 @@ def test_a_record_appended_after_a_torn_line_is_not_swallowed(tmp_path):
     ('{"key": "x", "status": "solved", "n": true}', "non-numeric n"),
     ("[" * 100_000 + "]" * 100_000, "torn or malformed"),
     ('"just a string"', "torn or malformed"),
+    ('{"key": "x", "status": "solved", "params": [3]}', "params are not a grid point"),
+    ('{"key": "x", "status": "solved", "params": {"n": {"deep": 1}}}', "not a grid point"),
 ])
 def test_unusable_records_are_ignored_with_a_warning(tmp_path, line, why):
     path = tmp_path / "r.jsonl"
@@ -143,6 +145,23 @@ def test_records_from_before_are_read_and_flagged_legacy():
     records = read_results(LEGACY)
     assert len(records) >= 10
     assert all(r["legacy"] and "status" in r and "machine" not in r for r in records)
+
+
+def test_records_a_run_killed_at_the_hard_limit_said_before_are_timeouts(tmp_path):
+    """Records written before the one status vocabulary say `killed`; they still load, count
+    as timeouts, and keep their word in the runs table."""
+    from ilp_pyramid.bench.render import markdown
+    from ilp_pyramid.bench.summary import summarize_records
+
+    path = tmp_path / "r.jsonl"
+    old = {**_record("a"), "label": "scip", "n": 4, "status": "killed", "wall_seconds": 91.0}
+    new = {**_record("b"), "label": "scip", "n": 4, "status": "timeout", "killed": True}
+    path.write_text(json.dumps(old) + "\n" + json.dumps(new) + "\n")
+    records = read_results(path)
+    assert [r["status"] for r in records] == ["killed", "timeout"]
+    (row,) = summarize_records(records)
+    assert row["runs"] == 2 and row["timeouts"] == 2 and row["errors"] == 0
+    assert "| killed |" in markdown(records, "runs", "r.jsonl")
 
 
 def test_solved_if_tells_a_verdict_from_output_for_programs_that_always_exit_0(cli, tmp_path):

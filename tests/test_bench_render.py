@@ -83,7 +83,8 @@ def test_render_fills_blocks_and_check_catches_drift(cli, tmp_path):
     ("<!-- bench:data/runs.jsonl -->\nno end\n", "no closing"),
     ("<!-- bench:data/missing.jsonl -->\n<!-- /bench -->\n", "not a file"),
     ("<!-- bench:data/runs.jsonl:table=pie -->\n<!-- /bench -->\n", "unknown table"),
-    ("<!-- bench:data/runs.jsonl:colour=red -->\n<!-- /bench -->\n", "unknown option"),
+    ("<!-- bench:data/runs.jsonl:colour=red -->\n<!-- /bench -->\n", "unknown field 'colour'"),
+    ("<!-- bench:data/runs.jsonl:n or x=2 -->\n<!-- /bench -->\n", "is no field name"),
 ])
 def test_render_refuses_broken_markers_with_one_line(cli, tmp_path, body, message):
     _write(tmp_path / "data" / "runs.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
@@ -117,7 +118,6 @@ def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
     rendered = render_text(text, tmp_path)
     assert rendered.startswith(example) and rendered.endswith(example)
     assert rendered.count("| auto |") == 1
-
 
 
 def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):

@@ -1,7 +1,8 @@
 """`ilp-pyramid bench`: the one benchmark runner of the package, and the source of every
 measured table in the README.
 
-- bel_grid.py: the Bel grid (sizes x solvers x formulations x strategy sets x repeats);
+- grid.py: a puzzle's grid (its bench cases from the registry x extra axes x solvers x
+  repeats), and the parsing of those dimensions;
 - commands.py: argv templates of any command, the package's or an outside program's;
 - runner.py: one run in its own process group (wall, CPU, memory, hard kill, signals);
 - session.py: runs in turn, each recorded and appended at once; resume; clean stop;
@@ -9,7 +10,8 @@ measured table in the README.
 - summary.py, render.py: tables and plots from records; README blocks regenerated;
 - cli.py: the `bench`, `bench report` and `bench render` commands.
 
-Names are loaded on first use, so that importing the runner does not import a puzzle.
+The bench imports no puzzle: it reaches one through the registry (`ilp_pyramid.puzzles.get`)
+and the protocol. Names are loaded on first use, so that importing the runner stays light.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from __future__ import annotations
 import importlib
 
 _HOMES = {
-    "RunSpec": "bel_grid", "grid": "bel_grid", "parse_sizes": "bel_grid",
-    "parse_list": "bel_grid",
-    "parse_strategy_sets": "bel_grid", "CommandSpec": "commands", "Template": "commands",
-    "command_grid": "commands", "parse_template": "commands", "run_one": "session",
-    "run_all": "session", "read_results": "records", "latest_by_key": "records",
-    "summarize": "summary", "summarize_records": "summary", "plot": "summary",
+    "PuzzleRun": "grid", "puzzle_grid": "grid", "puzzle_runs": "grid", "parse_sizes": "grid",
+    "parse_list": "grid", "parse_axis": "grid", "CommandSpec": "commands",
+    "Template": "commands", "command_grid": "commands", "parse_template": "commands",
+    "run_one": "session", "run_all": "session", "read_results": "records",
+    "latest_by_key": "records", "summarize_records": "summary", "plot": "summary",
 }
 
 

@@ -9,18 +9,19 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.bench import render as render_mod
-from ilp_pyramid.bench.bel_grid import (
+from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
+from ilp_pyramid.bench.grid import (
+    DEFAULT_PUZZLE,
     command_grid,
-    grid,
+    parse_axis,
     parse_list,
     parse_sizes,
-    parse_strategy_sets,
     parse_template,
+    puzzle_runs,
 )
-from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
-from ilp_pyramid.bench.records import SOLVED, TIMEOUT, read_results
+from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, read_results
 from ilp_pyramid.bench.session import execute, given, invocation, warn
-from ilp_pyramid.bench.summary import plot, summarize, summarize_records, summary_table, table
+from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import write_atomic
@@ -29,6 +30,8 @@ MAX_SECONDS = 7 * 24 * 3600.0
 # Time a run gets beyond --time-limit (model building, process start) before it is killed.
 GRACE_SECONDS = 30.0
 GRACE_FRACTION = 0.1
+# The sizes argv templates are expanded over when --n is not given.
+TEMPLATE_SIZES = "2..4"
 
 app = typer.Typer()  # its help: the docstring of `bench` below
 
@@ -40,21 +43,26 @@ def hard_limit(time_limit: float) -> float:
 @app.callback(invoke_without_command=True)
 def bench(
     ctx: typer.Context,
-    n: str = typer.Option("2..4", "--n", help="Sizes: 2..5, or a list 2,3,5."),
+    puzzle: str = typer.Option(DEFAULT_PUZZLE, "--puzzle",
+                               help="The puzzle whose grid to run: its bench cases (see "
+                                    "`ilp-pyramid --help` for the puzzles)."),
+    n: str = typer.Option(None, "--n", show_default="the puzzle's own; templates 2..4",
+                          help="Sizes: 2..5, or a list 2,3,5."),
     solver: str = typer.Option(None, "--solver", "-s",
                                show_default="highs,cbc,scip,kissat (scip where installed)",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
-    formulation: str = typer.Option("counts", "--formulation", "-f",
-                                    help="Comma-separated formulations (SAT: CNF encodings)."),
-    strategy: list[str] = typer.Option(None, "--strategy",
-                                       help="Passed to every run's solve (repeatable)."),
-    strategies: str = typer.Option(None, "--strategies",
-                                   help="Strategy sets as a grid dimension, like solvers: "
-                                        "'none;LabelPermutation+Automorphism;YStep'."),
-    card: str = typer.Option(None, "--card", help="SAT: cardinality encoding for every run."),
+    axis: list[str] = typer.Option(
+        None, "--grid",
+        help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "
+             "command, e.g. Bel's formulation=counts,rotations, strategy=none,YStep or "
+             "card=ladder (repeatable)."),
+    formulation: str = typer.Option(None, "--formulation", "-f",
+                                    help="Comma-separated formulations (SAT: CNF encodings): "
+                                         "--grid formulation=..., and the {formulation} of "
+                                         "templates."),
     command: list[str] = typer.Option(
         None, "--command",
-        help="Instead of the Bel grid: time a command of the package, [LABEL=]ARGV with "
+        help="Instead of a puzzle's grid: time a command of the package, [LABEL=]ARGV with "
              "placeholders {n} {solver} {formulation} {seed} {repeat} {time_limit}, expanded "
              "over --n/--solver/--formulation/--repeat, e.g. 'auto=solve {n} --json' "
              "(repeatable)."),
@@ -72,7 +80,8 @@ def bench(
                                      help="Each run's solver time limit, seconds."),
     kill_after: float = typer.Option(None, "--kill-after", min=0.1, max=MAX_SECONDS,
                                      help="Hard wall-clock kill per run, seconds "
-                                          "(default: time limit + 30 s + 10%)."),
+                                          "(default: time limit + 30 s + 10%); such a run "
+                                          "is a timeout."),
     repeat: int = typer.Option(1, "--repeat", min=1, max=MAX_REPEAT,
                                help="Runs per grid point (repeat r: --seed r-1)."),
     results: Path = typer.Option(Path("bench-results.jsonl"), "--results",
@@ -87,9 +96,12 @@ def bench(
     plot_file: Path = typer.Option(None, "--plot", help="Also draw time vs N (PNG, log scale)."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
-    """Time runs, each in its own process: the Bel grid (sizes x solvers x formulations x
-    repeats), or --command / --external argv templates; tables from the records.
+    """Time runs, each in its own process: a puzzle's grid (its cases x solvers x repeats;
+    Bel's by default), or --command / --external argv templates; tables from the records.
 
+    A puzzle's grid runs `ilp-pyramid <case> [--KEY V] --solver S --seed r-1 --time-limit T
+    --json` for each of the puzzle's bench cases (Bel: `solve N` for each --n), each --grid
+    value and each solver; a record keeps the case's params, and tables group by them.
     Every finished run goes to --results at once (JSON lines, with its command line, the
     machine, the load average before and after, wall and CPU seconds); --resume skips those.
     Prints a table per configuration; --plot draws time vs N; --json gives the summary.
@@ -97,60 +109,73 @@ def bench(
     regenerates the README's marked tables (see docs/bench.md).
 
     Examples: ilp-pyramid bench --n 2..4 --solver highs,cbc,kissat --time-limit 120;
+    ilp-pyramid bench --n 3 --solver highs --grid strategy=none,YStep --repeat 3;
     ilp-pyramid bench --n 1..4 --repeat 5 --command 'auto=solve {n}'
     --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/auto.jsonl
     """
     if ctx.invoked_subcommand is not None:
         return
     try:
-        sizes = parse_sizes(n)
         solvers = parse_list(solver or default_solvers(), "solver")
-        formulations = parse_list(formulation, "formulation")
+        formulations = parse_list(formulation, "formulation") if formulation else []
         templates = [parse_template(text, False) for text in command or []] + \
             [parse_template(text, True) for text in external or []]
         templates = with_solved_patterns(templates, solved_if or [])
-        if templates and _bel_grid_given(ctx):
-            raise InputError("--strategy, --strategies and --card belong to the Bel grid; "
-                             "with --command/--external, write them into the template")
         if templates:
-            specs = command_grid(templates, sizes, solvers, formulations, time_limit, repeat)
+            if given(ctx, "puzzle") or axis:
+                raise InputError("--puzzle and --grid make a puzzle's grid; with --command/"
+                                 "--external, write the options into the template")
+            if not formulations and any(t.uses("formulation") for t in templates):
+                raise InputError("a template uses {formulation}: give --formulation")
+            specs = command_grid(templates, parse_sizes(n or TEMPLATE_SIZES), solvers,
+                                 formulations, time_limit, repeat)
         else:
-            specs = grid(sizes, solvers, formulations, strategy or [], card, time_limit, repeat,
-                         parse_strategy_sets(strategies) if strategies else None)
+            axes = [("formulation", formulations)] * bool(formulations) + \
+                [parse_axis(text) for text in axis or []]
+            specs = puzzle_runs(puzzle, parse_sizes(n) if n else None, solvers, axes,
+                                time_limit, repeat)
     except InputError as exc:
         fail(str(exc))
     done, ran_now = execute(specs, results, resume, kill_after or hard_limit(time_limit),
                             invocation(ctx), quiet=json_out, scheduler=scheduler)
-    records = [done[spec.key()] for spec in specs if spec.key() in done]
-    if templates:
-        rows = summarize_records(records)
-    else:
-        rows = summarize(specs, done)
+    rows = summarize_records([done[spec.key()] for spec in specs if spec.key() in done])
+    title = "runs" if templates else _title(puzzle)
     if plot_file is not None:
-        if templates:
-            plot(rows, time_limit, plot_file, ylabel="median wall time of the whole run, s",
-                 title="median wall time vs N")
-        else:
-            plot(rows, time_limit, plot_file)
+        # A puzzle's grid: the solver's own times where every solved run reported them.
+        solve = not templates and all(row["median_solve_seconds"] is not None
+                                      for row in rows if row["solved"])
+        try:
+            plot(rows, time_limit, plot_file, title=f"{title}: MIP (dashed) vs SAT (solid)",
+                 ylabel=f"median {'solve' if solve else 'wall'} time"
+                        f"{'' if solve else ' of the whole run'}, s", solve_seconds=solve)
+        except ValueError as exc:
+            warn(f"no plot: {exc}")
+            plot_file = None
     if json_out:
-        print_json({"results": str(results), "time_limit": time_limit, "runs": len(specs),
-                    "ran_now": ran_now, "groups": rows})
+        print_json({"puzzle": None if templates else puzzle, "results": str(results),
+                    "time_limit": time_limit, "runs": len(specs), "ran_now": ran_now,
+                    "groups": rows})
         return
     # A table people read in full, also when piped: never squeezed into 80 columns.
-    wide = Console(highlight=False, width=max(console.width, 110))
-    wide.print(summary_table(rows, f"limit {time_limit:g} s") if templates
-               else table(rows, time_limit))
+    wide = Console(highlight=False, width=max(console.width, 220))
+    # the puzzle is the title's, not a column's
+    shown = [{**row, "config": {k: v for k, v in row["config"].items() if k != "puzzle"}}
+             for row in rows]
+    wide.print(summary_table(shown, f"{title}, limit {time_limit:g} s", sizes=not templates))
     if plot_file is not None:
         console.print(f"plot: {plot_file}")
     for spec in specs:
         record = done.get(spec.key())
-        if record and record["status"] not in (SOLVED, TIMEOUT):
+        if record and record["status"] not in (SOLVED, INFEASIBLE, *TIMEOUTS):
             console.print(f"{spec.describe()}: {record['status']}: "
                           f"{record.get('message', '')}", markup=False)
 
 
-def _bel_grid_given(ctx: typer.Context) -> bool:
-    return any(given(ctx, name) for name in ("strategy", "strategies", "card"))
+def _title(name: str) -> str:
+    """A puzzle's name for a table: its title up to the first colon."""
+    from ilp_pyramid import puzzles
+
+    return str(getattr(puzzles.get(name), "title", name)).split(":")[0]
 
 
 @app.command("report")

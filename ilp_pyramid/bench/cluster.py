@@ -26,7 +26,7 @@ from ilp_pyramid.bench.runner import Cancelled
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
-    from ilp_pyramid.bench.bel_grid import Spec
+    from ilp_pyramid.bench.grid import Spec
 
 TOPIC = "ilp-pyramid-bench"
 POLL = 0.2  # how often the client looks for finished tasks

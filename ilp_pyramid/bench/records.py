@@ -3,8 +3,11 @@
 A record of this version (`schema` 2) carries what is needed to judge and redo the figure:
 the timed argv and the bench invocation, the machine (cores, platform, Python, package
 version), the date, the load average just before and just after the run, wall and CPU
-seconds, status, exit code, peak memory, repeat and seed; a run on a Dask cluster
-(`bench --scheduler`) also its worker's `host` and `worker` address. Older records
+seconds, status, exit code, peak memory, repeat and seed; a run of a puzzle's grid also the
+puzzle and its `params` (the grid point: the bench case's params and the axes' values); a
+run on a Dask cluster (`bench --scheduler`) also its worker's `host` and `worker` address.
+Bel-grid records from before name their grid point in top-level `n`, `formulation`,
+`strategies` and `card`, and are read so (summary.params_of). Older records
 (docs/*.jsonl from before) lack the machine facts: they are read as they are and flagged
 `legacy`.
 """
@@ -22,12 +25,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ilp_pyramid import __version__
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
 
 SCHEMA = 2
-# Statuses a run can end with: the command's own, plus "killed" (the hard limit passed).
-SOLVED, INFEASIBLE, TIMEOUT, KILLED, ERROR = "solved", "infeasible", "timeout", "killed", "error"
+# A run's status is the package's one vocabulary (`Status`): the command's own, or `timeout`
+# (with `killed: true` and a message) when the bench's hard limit stopped it.
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = (Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT,
+                                      Status.ERROR)
+# What records written before said of a run past the hard limit; read as a timeout.
+LEGACY_KILLED = "killed"
+TIMEOUTS = (TIMEOUT, LEGACY_KILLED)
 # Exit code -> status for commands that print no JSON (the CLI contract of the package).
 EXIT_STATUS = {0: SOLVED, 1: INFEASIBLE, 3: TIMEOUT}
 # Fields that must be numbers (or absent / null) for a record to be used.
@@ -35,7 +44,7 @@ NUMERIC = ("n", "repeat", "seed", "seconds", "build_seconds", "wall_seconds", "c
            "peak_rss_mb", "variables", "constraints")
 
 # Fields that must be text (or absent / null): they name a configuration.
-TEXT = ("label", "solver", "formulation", "card", "date", "host", "worker")
+TEXT = ("label", "puzzle", "solver", "formulation", "card", "date", "host", "worker")
 
 Warn = Callable[[str], None]
 
@@ -149,6 +158,11 @@ def _invalid(record: dict) -> str:
     if not (strategies is None or isinstance(strategies, str) or (
             isinstance(strategies, list) and all(isinstance(s, str) for s in strategies))):
         return "record whose strategies are not names ignored"
+    params = record.get("params")
+    if params is not None and not (isinstance(params, dict) and all(
+            isinstance(value, str | bool | None) or plain_number(value)
+            for value in params.values())):
+        return "record whose params are not a grid point ignored"
     if record.get("schema") != SCHEMA:
         record["legacy"] = True  # no machine facts: readable, but flagged wherever shown
     return ""

@@ -9,8 +9,9 @@ A README block is delimited by two HTML comments (invisible when rendered):
 The opening comment names the results file (relative to the README's folder), the table
 (`summary`: one row per configuration; `grid`: the same with the solver's solve seconds,
 model sizes and peak memory; `runs`: one row per record) and optional filters
-`field=v1,v2` on record fields (label, n, solver, formulation, strategies as A+B, card,
-status). `render` rewrites every block from its data; `--check` only compares.
+`field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
+grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
+every block from its data; `--check` only compares.
 """
 
 from __future__ import annotations
@@ -22,19 +23,21 @@ from pathlib import Path
 
 from ilp_pyramid.bench.records import plain_number, read_results
 from ilp_pyramid.bench.summary import (
-    CONFIG_FIELDS,
-    config_of,
+    config_fields,
+    config_value,
     fmt_seconds,
     summarize_records,
     summary_cells,
+    summary_columns,
+    text_headers,
 )
 from ilp_pyramid.errors import InputError
 
 TABLES = ("summary", "grid", "runs")
-FILTER_FIELDS = (*CONFIG_FIELDS, "status")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
+_FIELD = re.compile(r"^[A-Za-z][\w-]*$")
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,10 @@ def parse_spec(text: str) -> TableSpec:
             raise InputError(f"bench marker {text!r}: {option!r} is not name=value")
         if name == "table":
             table = value.strip()
-        elif name in FILTER_FIELDS:
+        elif _FIELD.match(name):  # a field of the records: checked against them (select)
             filters.append((name, tuple(v.strip() for v in value.split(","))))
         else:
-            raise InputError(f"bench marker {text!r}: unknown option {name!r} "
-                             f"(known: table, {', '.join(FILTER_FIELDS)})")
+            raise InputError(f"bench marker {text!r}: {name!r} is no field name")
     if table not in TABLES:
         raise InputError(f"unknown table {table!r} (choose from {', '.join(TABLES)})")
     return TableSpec(path, table, tuple(filters))
@@ -69,9 +71,17 @@ def parse_spec(text: str) -> TableSpec:
 
 def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
            ) -> list[dict]:
+    """The records whose configuration value (or status) is one of those wanted; InputError
+    for a field that is neither a configuration column of these records nor `status`."""
+    fields = config_fields(records)
+    for name, _ in filters:
+        if name not in fields and name != "status":
+            raise InputError(f"unknown field {name!r} to select by (these records have: "
+                             f"{', '.join([*fields, 'status'])})")
+
     def value(record: dict, name: str) -> str:
-        if name in CONFIG_FIELDS:
-            return str(config_of(record)[CONFIG_FIELDS.index(name)])
+        if name in fields:
+            return str(config_value(record, name))
         return str(record.get(name, ""))
 
     return [r for r in records if all(value(r, name) in wanted for name, wanted in filters)]
@@ -80,39 +90,40 @@ def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
 def markdown(records: Sequence[dict], table: str, source: str) -> str:
     """A GitHub table and one line saying where it comes from and on what machine."""
     if table == "runs":
-        headers, cells = _run_cells(records)
+        headers, cells, columns = _run_cells(records)
     else:
-        headers, cells = summary_cells(summarize_records(records), sizes=table == "grid")
+        rows = summarize_records(records)
+        headers, cells = summary_cells(rows, sizes=table == "grid")
+        columns = len(summary_columns(rows))
+    text = text_headers(headers, cells, columns) | set(headers[columns:]) & RESULT_TEXT
     lines = ["| " + " | ".join(headers) + " |",
-             "|" + "|".join("---:" if _numeric(h) else "---" for h in headers) + "|"]
+             "|" + "|".join("---" if h in text else "---:" for h in headers) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
               for row in cells]
     lines += ["", provenance(records, source)]
     return "\n".join(lines)
 
 
-def _numeric(header: str) -> bool:
-    return header not in ("run", "solver", "formulation", "strategies", "card", "status",
-                          "date")
+# Columns after the configuration that hold words, not figures (left-aligned).
+RESULT_TEXT = {"status", "date"}
 
 
-def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]]]:
-    used = [name for name in CONFIG_FIELDS if any(v != "" for v in
-                                                  (config_of(r)[CONFIG_FIELDS.index(name)]
-                                                   for r in records))]
+def _run_cells(records: Sequence[dict]) -> tuple[list[str], list[list[str]], int]:
+    """Headers and cells of the `runs` table, and how many of its columns are configuration."""
+    used = [name for name in config_fields(records)
+            if any(config_value(r, name) != "" for r in records)]
     headers = [{"label": "run", "n": "N"}.get(name, name) for name in used] + [
         "repeat", "seed", "status", "wall s", "CPU s", "solve s", "load before", "load after",
         "date"]
     cells = []
     for record in records:
-        config = config_of(record)
-        cells.append([str(config[CONFIG_FIELDS.index(name)]) or "-" for name in used] + [
+        cells.append([str(config_value(record, name)) or "-" for name in used] + [
             str(record.get("repeat", "-")), _seed(record), record["status"],
             fmt_seconds(record.get("wall_seconds")), fmt_seconds(record.get("cpu_seconds")),
             fmt_seconds(record["seconds"] if plain_number(record.get("seconds")) else None),
             _load(record.get("load_before")), _load(record.get("load_after")),
             str(record.get("date") or "-")[:10]])
-    return headers, cells
+    return headers, cells, len(used)
 
 
 def _seed(record: dict) -> str:

@@ -16,9 +16,9 @@ from ilp_pyramid.bench.records import (
     ERROR,
     EXIT_STATUS,
     INFEASIBLE,
-    KILLED,
     SCHEMA,
     SOLVED,
+    TIMEOUT,
     append_record,
     check_results_path,
     latest_by_key,
@@ -37,7 +37,7 @@ from ilp_pyramid.formats.lock import hold
 if TYPE_CHECKING:
     import click
 
-    from ilp_pyramid.bench.bel_grid import Spec
+    from ilp_pyramid.bench.grid import Spec
 
 
 def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
@@ -57,7 +57,9 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
               "cpu_seconds": measured.cpu_seconds,
               "exit_code": measured.exit_code, "peak_rss_mb": measured.peak_rss_mb}
     if measured.killed:
-        record.update(status=KILLED, seconds=measured.wall_seconds,
+        # Past its own limit and the grace: a timeout, like any run that ran out of time
+        # (`killed` says the bench stopped it, not the command).
+        record.update(status=TIMEOUT, killed=True, seconds=measured.wall_seconds,
                       message=f"killed after {kill_after:g} s (hard wall-clock limit)")
         return record
     data = _last_json(measured.stdout)
@@ -83,14 +85,17 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
                       message=_last_line(measured.stderr, measured.exit_code))
         return record
     status = data.get("status")
+    message = data.get("message") or data.get("detail") or ""
     record.update(
         status=status if isinstance(status, str) else ERROR,
-        seconds=_number(data.get("solve_seconds")),
+        seconds=_number(data.get("solve_seconds", data.get("seconds"))),
         build_seconds=_number(data.get("build_seconds")),
         variables=_number(data.get("variables")),
-        constraints=_number(data.get("constraints")),
-        message=data.get("message") or "",
+        constraints=_number(data.get("constraints", data.get("clauses"))),
+        message=message if isinstance(message, str) else str(message),
         solution=data.get("solution"),
+        # what else the puzzle reported (each puzzle its own fields), for its own tables
+        result={name: value for name, value in data.items() if name != "solution"},
     )
     return record
 

@@ -1,8 +1,10 @@
 """Tables and plots, computed from the records of a results file and nothing else.
 
-Two views: the Bel grid's own table (solver-reported solve seconds, model sizes), and the
-per-configuration summary every README table uses: runs, solved, min / median / max wall
-seconds of the whole process, median CPU seconds, and the load-average range the runs met.
+One summary per configuration, which every table uses: runs, solved, min / median / max wall
+seconds of the whole process, median CPU seconds, the solver's own solve seconds and model
+sizes where the run reported them, and the load-average range the runs met. A configuration
+is a record's label (template runs), puzzle, grid point (`params`) and solver: the columns
+come from the records, so a puzzle's own params are columns without the bench knowing them.
 """
 
 from __future__ import annotations
@@ -16,88 +18,86 @@ from rich import box
 from rich.table import Table
 
 from ilp_pyramid import backends
-from ilp_pyramid.bench.bel_grid import RunSpec
-from ilp_pyramid.bench.records import KILLED, SOLVED, TIMEOUT
+from ilp_pyramid.bench.records import SOLVED, TIMEOUTS
 
-# What makes a configuration: a record's label (template runs) and its grid point.
-CONFIG_FIELDS = ("label", "n", "solver", "formulation", "strategies", "card")
-
-
-
-def summarize(specs: Sequence[RunSpec], records: dict[str, dict]) -> list[dict]:
-    """One row per (size, solver, formulation, strategies, card) over the grid's records."""
-    groups: dict[tuple, list[dict]] = {}
-    for spec in specs:
-        if spec.key() in records:
-            groups.setdefault(spec.group(), []).append(records[spec.key()])
-    rows = []
-    for (n, solver, formulation, strategies, card), runs in groups.items():
-        solved = [r for r in runs if r["status"] == SOLVED]
-        times = sorted(float(r["seconds"]) for r in solved if r.get("seconds") is not None)
-        cpu = [float(r["cpu_seconds"]) for r in solved if r.get("cpu_seconds") is not None]
-        sized = [r for r in runs if r.get("variables") is not None]
-        peaks = [r["peak_rss_mb"] for r in runs if r.get("peak_rss_mb") is not None]
-        rows.append({
-            "n": n,
-            "solver": solver,
-            "family": backends.kind(solver),
-            "formulation": formulation,
-            "strategies": list(strategies),
-            "card": card,
-            "runs": len(runs),
-            "solved": len(solved),
-            "timeouts": sum(r["status"] in (TIMEOUT, KILLED) for r in runs),
-            "errors": sum(r["status"] not in (SOLVED, TIMEOUT, KILLED) for r in runs),
-            "min_seconds": times[0] if times else None,
-            "median_seconds": statistics.median(times) if times else None,
-            "max_seconds": times[-1] if times else None,
-            "median_cpu_seconds": statistics.median(cpu) if cpu else None,
-            "variables": sized[0]["variables"] if sized else None,
-            "constraints": sized[0]["constraints"] if sized else None,
-            "peak_rss_mb": max(peaks) if peaks else None,
-        })
-    return rows
+# Fields of every record's configuration besides its params (the solver goes after the
+# first param, the size: N, solver, formulation ... as tables have always read).
+OUTER_FIELDS = ("label", "puzzle")
+# Bel-grid records from before `params` held their grid point at the top level.
+LEGACY_PARAMS = ("n", "formulation", "strategies", "card")
+# Configuration columns whose values are names, never numbers (left-aligned).
+TEXT_COLUMNS = ("label", "puzzle", "solver", "formulation", "strategies", "card")
 
 
-def config_of(record: dict) -> tuple:
-    """A record's configuration: its label and grid point (strategies as 'A+B')."""
-    values = []
-    for name in CONFIG_FIELDS:
-        value = record.get(name)
-        if isinstance(value, list):
-            value = "+".join(map(str, value))
-        values.append("" if value is None else value)
-    return tuple(values)
+def params_of(record: dict) -> dict:
+    """A record's grid point: its `params`, or (records from before) its top-level fields."""
+    params = record.get("params")
+    if isinstance(params, dict):
+        return params
+    return {name: record[name] for name in LEGACY_PARAMS if name in record}
+
+
+def config_fields(records: Sequence[dict]) -> list[str]:
+    """The configuration columns of some records: label, puzzle, the params in order of first
+    appearance with the solver after the first of them."""
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(params_of(record)))
+    params = [name for name in names if name not in (*OUTER_FIELDS, "solver")]
+    return [*OUTER_FIELDS, *params[:1], "solver", *params[1:]]
+
+
+def config_value(record: dict, name: str):
+    """One configuration value of a record, as tables show it ('' for none; lists as A+B)."""
+    value = record.get(name) if name in (*OUTER_FIELDS, "solver") else \
+        params_of(record).get(name)
+    if isinstance(value, list):
+        value = "+".join(map(str, value))
+    return "" if value is None else value
+
+
+def config_of(record: dict, fields: Sequence[str]) -> tuple:
+    """A record's configuration: its values of `fields` (see config_fields)."""
+    return tuple(config_value(record, name) for name in fields)
 
 
 def summarize_records(records: Sequence[dict]) -> list[dict]:
     """One row per configuration, in order of first appearance: runs, solved, wall seconds
-    (min / median / max over solved runs), median CPU seconds, load average range (1 min)."""
+    (min / median / max over solved runs), median CPU seconds, load average range (1 min).
+
+    A row holds its configuration twice: under `config` (column -> value, in column order)
+    and flat, by column name, for readers of the JSON."""
+    fields = config_fields(records)
     groups: dict[tuple, list[dict]] = {}
     for record in records:
-        groups.setdefault(config_of(record), []).append(record)
+        groups.setdefault(config_of(record, fields), []).append(record)
     rows = []
     for config, runs in groups.items():
         solved = [r for r in runs if r["status"] == SOLVED]
         wall = sorted(r["wall_seconds"] for r in solved if r.get("wall_seconds") is not None)
         cpu = [r["cpu_seconds"] for r in solved if r.get("cpu_seconds") is not None]
-        solve = [r["seconds"] for r in solved if r.get("seconds") is not None]
+        solve = sorted(r["seconds"] for r in solved if r.get("seconds") is not None)
         sized = [r for r in runs if _is_number(r.get("variables"))
                  and _is_number(r.get("constraints"))]
         peaks = [r["peak_rss_mb"] for r in runs if r.get("peak_rss_mb") is not None]
         loads = [load[0] for r in runs for load in (r.get("load_before"), r.get("load_after"))
                  if _is_load(load)]
+        columns = dict(zip(fields, config, strict=True))
         rows.append({
-            **dict(zip(CONFIG_FIELDS, config, strict=True)),
+            **columns,
+            "config": columns,
             "family": _family(runs[0].get("solver")) if not runs[0].get("label") else None,
             "runs": len(runs),
             "solved": len(solved),
-            "timeouts": sum(r["status"] in (TIMEOUT, KILLED) for r in runs),
+            "timeouts": sum(r["status"] in TIMEOUTS for r in runs),
+            "errors": sum(r["status"] not in (SOLVED, *TIMEOUTS) for r in runs),
             "min_seconds": wall[0] if wall else None,
             "median_seconds": statistics.median(wall) if wall else None,
             "max_seconds": wall[-1] if wall else None,
             "median_cpu_seconds": statistics.median(cpu) if cpu else None,
+            "min_solve_seconds": solve[0] if solve else None,
             "median_solve_seconds": statistics.median(solve) if solve else None,
+            "max_solve_seconds": solve[-1] if solve else None,
             "variables": sized[0]["variables"] if sized else None,
             "constraints": sized[0]["constraints"] if sized else None,
             "peak_rss_mb": max(peaks) if peaks else None,
@@ -123,8 +123,15 @@ def _family(solver) -> str | None:
         return None
 
 
-SUMMARY_HEADERS = {"label": "run", "n": "N", "solver": "solver", "formulation": "formulation",
-                   "strategies": "strategies", "card": "card"}
+SUMMARY_HEADERS = {"label": "run", "n": "N"}
+
+
+def summary_columns(rows: Sequence[dict]) -> list[str]:
+    """The configuration columns some row uses (a value other than ''), in column order."""
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row["config"]))
+    return [name for name in names if any(row["config"].get(name, "") != "" for row in rows)]
 
 
 def summary_cells(rows: Sequence[dict], sizes: bool = False
@@ -132,9 +139,9 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
     """Headers and cells of the summary table; configuration columns no row uses are left out.
     With `sizes` (the `grid` table): also the solver's own median solve seconds, the model's
     variables and constraints (clauses for SAT) and the peak memory."""
-    used = [name for name in CONFIG_FIELDS if any(row[name] != "" for row in rows)]
+    used = summary_columns(rows)
     extra = ["median solve s", "vars", "cons", "peak MB"] if sizes else []
-    headers = [SUMMARY_HEADERS[name] for name in used] + [
+    headers = [SUMMARY_HEADERS.get(name, name) for name in used] + [
         "runs", "solved", "min wall s", "median wall s", "max wall s", "median CPU s",
         *extra, "load (1 min)"]
     cells = []
@@ -143,7 +150,8 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
             f"{row['load_min']:.2f}-{row['load_max']:.2f}"
         if row["legacy"]:
             load += f" ({row['legacy']} legacy)" if row["load_min"] is not None else " (legacy)"
-        cells.append([str(row[name]) if row[name] != "" else "-" for name in used] + [
+        config = [row["config"].get(name, "") for name in used]
+        cells.append([str(value) if value != "" else "-" for value in config] + [
             str(row["runs"]), str(row["solved"]), fmt_seconds(row["min_seconds"]),
             fmt_seconds(row["median_seconds"]), fmt_seconds(row["max_seconds"]),
             fmt_seconds(row["median_cpu_seconds"]),
@@ -152,40 +160,36 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
     return headers, cells
 
 
-def summary_table(rows: Sequence[dict], title: str) -> Table:
-    headers, cells = summary_cells(rows)
+def text_headers(headers: Sequence[str], cells: Sequence[Sequence[str]],
+                 columns: int) -> set[str]:
+    """Of the first `columns` headers (the configuration), those that hold names rather than
+    numbers: the known ones, and any with a cell that is no number."""
+    text = {SUMMARY_HEADERS.get(name, name) for name in TEXT_COLUMNS}
+    for index, header in enumerate(headers[:columns]):
+        if header not in text and any(not _numeric_cell(row[index]) for row in cells):
+            text.add(header)
+    return text & set(headers[:columns])
+
+
+def _numeric_cell(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return cell == "-"
+    return True
+
+
+def summary_table(rows: Sequence[dict], title: str, sizes: bool = False) -> Table:
+    headers, cells = summary_cells(rows, sizes)
+    text = text_headers(headers, cells, len(summary_columns(rows)))
     out = Table(title=title, box=box.SIMPLE_HEAD,
-                caption="wall and CPU seconds of the whole process, over solved runs")
+                caption="wall and CPU seconds of the whole process, over solved runs"
+                        + ("; solve s: the solver's own; cons: clauses (SAT) or constraints "
+                           "(MIP); MB: peak resident memory" if sizes else ""))
     for name in headers:
-        out.add_column(name, no_wrap=True,
-                       justify="left" if name in ("run", "solver", "formulation",
-                                                  "strategies", "card") else "right")
+        out.add_column(name, no_wrap=True, justify="left" if name in text else "right")
     for row in cells:
         out.add_row(*row)
-    return out
-
-
-def table(rows: Sequence[dict], time_limit: float) -> Table:
-    out = Table(title=f"Bel's Pyramid, limit {time_limit:g} s; seconds over solved runs",
-                caption="t/o: timeouts and killed runs; med cpu: CPU seconds of the whole run "
-                        "(start, build, solve); cons: clauses (SAT) or constraints (MIP); "
-                        "MB: peak resident memory", box=box.SIMPLE_HEAD)
-    for name in ("N", "solver", "formulation", "solved", "t/o", "min s", "med s", "max s",
-                 "med cpu", "vars", "cons", "MB"):
-        out.add_column(name, justify="left" if name in ("solver", "formulation") else "right",
-                       no_wrap=True)
-    for row in rows:
-        label = row["formulation"]
-        if row["strategies"]:
-            label += "+" + "+".join(row["strategies"])
-        if row["card"]:
-            label += f" ({row['card']})"
-        out.add_row(str(row["n"]), row["solver"], label, f"{row['solved']}/{row['runs']}",
-                    str(row["timeouts"]), fmt_seconds(row["min_seconds"]),
-                    fmt_seconds(row["median_seconds"]), fmt_seconds(row["max_seconds"]),
-                    fmt_seconds(row["median_cpu_seconds"]),
-                    _int(row["variables"]), _int(row["constraints"]),
-                    _int(row["peak_rss_mb"]))
     return out
 
 
@@ -199,57 +203,79 @@ def _int(value) -> str:
     return "-" if value is None else f"{round(value):,}"
 
 
-def _series_name(row: dict) -> str:
-    parts = [row["label"]] if row.get("label") else []
-    if row.get("solver") and not row.get("label"):
-        parts.append(row["solver"])
-    if row.get("formulation") and row["formulation"] != "counts":
-        parts.append(f"({row['formulation']})")
-    strategies = row.get("strategies")
-    if strategies:
-        parts.append("+" + (strategies if isinstance(strategies, str) else "+".join(strategies)))
+def _x_field(rows: Sequence[dict]) -> str | None:
+    """The axis of a plot: the first configuration column with whole numbers (the size)."""
+    for name in summary_columns(rows):
+        if name not in (*OUTER_FIELDS, "solver") and any(
+                _is_size(row["config"].get(name)) for row in rows):
+            return name
+    return None
+
+
+def _is_size(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _series_name(row: dict, varying: Sequence[str]) -> str:
+    config = row["config"]
+    parts = [str(config["label"])] if config.get("label") else []
+    if config.get("solver") and not config.get("label"):
+        parts.append(str(config["solver"]))
+    parts += [f"({config[name]})" if name != "strategies" else f"+{config[name]}"
+              for name in varying if config.get(name, "") != ""]
     return " ".join(parts) or "runs"
 
 
 def plot(rows: Sequence[dict], time_limit: float, path: Path,
-         ylabel: str = "median solve time, s",
-         title: str = "Bel's Pyramid: MIP (dashed) vs SAT (solid)") -> None:
-    """Median time (bars: min..max) against N per series, log scale; x: no solution."""
+         ylabel: str = "median wall time of the whole run, s",
+         title: str = "median wall time", solve_seconds: bool = False) -> None:
+    """Median time (bars: min..max) against the size per series (one per configuration but
+    the size), log scale; x: no solution. `solve_seconds`: the solver's own times (where
+    every run reported them), else the wall time of the whole run."""
     from ilp_pyramid.figures import pyplot
 
     plt = pyplot()
 
+    x = _x_field(rows)
+    if x is None:
+        raise ValueError("no configuration column holds a size to plot against")
+    rows = [row for row in rows if _is_size(row["config"].get(x))]  # runs with a size
+    metric = "solve_seconds" if solve_seconds else "seconds"
+    lows, middles, highs = f"min_{metric}", f"median_{metric}", f"max_{metric}"
+    # Columns that tell series apart; one value everywhere names no series.
+    varying = [name for name in summary_columns(rows)
+               if name not in (*OUTER_FIELDS, "solver", x)
+               and len({str(row["config"].get(name, "")) for row in rows}) > 1]
     series: dict[str, list[dict]] = {}
-    rows = [row for row in rows if isinstance(row.get("n"), int)]  # x: N, so runs with an N
     for row in rows:
-        series.setdefault(_series_name(row), []).append(row)
+        series.setdefault(_series_name(row, varying), []).append(row)
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=120)
     for index, (name, points) in enumerate(sorted(series.items())):
-        points.sort(key=lambda r: r["n"])
+        points.sort(key=lambda r: r["config"][x])
         style = "--" if points[0].get("family") == "mip" else "-"
-        solved = [r for r in points if r["median_seconds"]]
-        failed = [r["n"] for r in points if not r["median_seconds"]]
-        middle = [max(r["median_seconds"], 1e-3) for r in solved]
-        spread = [[m - max(r["min_seconds"], 1e-3) for r, m in zip(solved, middle, strict=True)],
-                  [max(r["max_seconds"], 1e-3) - m for r, m in zip(solved, middle, strict=True)]]
+        solved = [r for r in points if r[middles]]
+        failed = [r["config"][x] for r in points if not r[middles]]
+        middle = [max(r[middles], 1e-3) for r in solved]
+        spread = [[m - max(r[lows], 1e-3) for r, m in zip(solved, middle, strict=True)],
+                  [max(r[highs], 1e-3) - m for r, m in zip(solved, middle, strict=True)]]
         if solved:
-            line = axes.errorbar([r["n"] for r in solved], middle, yerr=spread, fmt=style,
-                                 marker="o", capsize=3, label=name).lines[0]
+            line = axes.errorbar([r["config"][x] for r in solved], middle, yerr=spread,
+                                 fmt=style, marker="o", capsize=3, label=name).lines[0]
         else:
             (line,) = axes.plot([], [], style, marker="o", label=name)
         if failed:
-            # side by side, so that several solvers failing at one N stay visible
+            # side by side, so that several solvers failing at one size stay visible
             shift = 0.04 * (index - (len(series) - 1) / 2)
             axes.plot([n + shift for n in failed], [time_limit] * len(failed), linestyle="none",
                       marker="x", markersize=9, markeredgewidth=2, color=line.get_color())
-    if any(not r["median_seconds"] for r in rows):
+    if any(not r[middles] for r in rows):
         axes.axhline(time_limit, color="grey", linewidth=0.8, linestyle=":")
         axes.annotate(f"time limit {time_limit:g} s (x: no solution)", (0.01, 0.97),
                       xycoords="axes fraction", va="top", fontsize=8, color="grey")
     axes.set_yscale("log")
-    axes.set_xlabel("N (levels)")
+    axes.set_xlabel(SUMMARY_HEADERS.get(x, x))
     axes.set_ylabel(ylabel)
-    axes.set_xticks(sorted({r["n"] for r in rows}))
+    axes.set_xticks(sorted({r["config"][x] for r in rows}))
     axes.set_title(title)
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8)
@@ -259,5 +285,3 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path,
     figure.savefig(tmp)
     plt.close(figure)
     os.replace(tmp, path)
-
-
