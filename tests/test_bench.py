@@ -356,7 +356,8 @@ def test_the_bench_cases_modules_examples_hold():
     import doctest
 
     from ilp_pyramid.puzzles.bel import bench_cases as bel
+    from ilp_pyramid.puzzles.sudoku_cube import bench_cases as cube
 
-    for module in (bel,):
+    for module in (bel, cube):
         outcome = doctest.testmod(module)
         assert outcome.attempted > 0 and outcome.failed == 0, module.__name__

@@ -5,7 +5,6 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -321,22 +320,23 @@ def bench_cmd(
 ) -> None:
     """Generate, solve, verify (and simulate the moves of) COUNT cubes; time every stage.
 
-    Each cube is one run of the package's benchmark runner (`ilp-pyramid bench`): its own
-    process, killed at a hard limit, its wall and CPU seconds and memory recorded.
+    The package's benchmark runner on the cube's bench case (`ilp-pyramid bench --puzzle
+    sudoku-cube`): each cube one run in its own process, killed at a hard limit, its wall and
+    CPU seconds and memory recorded; cube i is generated from seed START + i.
     """
-    from ilp_pyramid.bench.commands import Template, command_grid
+    from ilp_pyramid.bench.grid import puzzle_grid
     from ilp_pyramid.bench.session import execute, invocation
+    from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases
 
     check_choices(solver, parity)
     if broken is not None and broken not in BREAKS:
         fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
-    argv = ["sudoku-cube", "bench-one", "--seed", "{seed}", "--scramble", str(scramble),
-            "--solver", solver, "--parity", parity, "--moves" if moves else "--no-moves"]
-    argv += ["--grid-only"] * grid_only + (["--broken", broken] if broken else [])
-    argv += ["--time-limit", f"{time_limit:g}"] if time_limit is not None else []
-    template = Template("sudoku-cube", " ".join(argv), external=False)
-    specs = [replace(spec, seed=start + spec.repeat - 1)
-             for spec in command_grid([template], [1], [solver], ["-"], time_limit or 0, count)]
+    cases = bench_cases(None, scramble, parity, moves, grid_only, broken)
+    try:
+        specs = puzzle_grid("sudoku-cube", cases, [solver], [], time_limit, count,
+                            first_seed=start)
+    except InputError as exc:
+        fail(str(exc))
     kill_after = (time_limit or 0) * 4 + 120  # a cube may take several solver calls
     done, _ = execute(specs, results, resume, kill_after, invocation(ctx), quiet=json_out)
     rows: list[dict] = []
@@ -400,9 +400,10 @@ def bench_one_cmd(
     grid_only: bool = typer.Option(False, "--grid-only"),
     broken: str = typer.Option(None, "--broken"),
     time_limit: float = TimeLimit,
+    json_out: bool = Json,
 ) -> None:
     """One cube of `bench` (run by the benchmark runner in its own process): generate it,
-    solve and check it, print its timings as one JSON line."""
+    solve and check it, print its timings (--json: as one JSON object)."""
     check_choices(solver, parity)
     if broken is not None and broken not in BREAKS:
         fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
@@ -413,13 +414,19 @@ def bench_one_cmd(
     outcome = runner.run(instance.state, solver, parity,
                          options=solve_options(time_limit, 1, None),
                          with_moves=moves and not grid_only, rules=() if grid_only else RULES)
-    print_json({"status": outcome.status, "detail": outcome.detail or None,
-                "reason": outcome.reason or None,
-                "turnable": outcome.turnable, "build_seconds": outcome.build_seconds,
-                "solve_seconds": outcome.solve_seconds, "moves_seconds": outcome.moves_seconds,
-                "total_seconds": time.perf_counter() - began,
-                "solver_calls": outcome.solver_calls,
-                "turns": len(outcome.solution.moves or []) if outcome.solution else 0})
+    data = {"status": outcome.status, "detail": outcome.detail or None,
+            "reason": outcome.reason or None,
+            "turnable": outcome.turnable, "build_seconds": outcome.build_seconds,
+            "solve_seconds": outcome.solve_seconds, "moves_seconds": outcome.moves_seconds,
+            "total_seconds": time.perf_counter() - began,
+            "solver_calls": outcome.solver_calls,
+            "turns": len(outcome.solution.moves or []) if outcome.solution else 0}
+    if json_out:
+        print_json(data)
+    else:
+        console.print(f"seed {seed}: {data['detail'] or data['status']} in "
+                      f"{data['total_seconds']:.3f} s ({data['solver_calls']} solver calls, "
+                      f"{data['turns']} face turns)", markup=False)
     if outcome.status == runner.TIMEOUT:
         raise typer.Exit(EXIT_TIMEOUT)
 
