@@ -85,6 +85,7 @@ def test_render_fills_blocks_and_check_catches_drift(cli, tmp_path):
     ("<!-- bench:data/runs.jsonl:table=pie -->\n<!-- /bench -->\n", "unknown table"),
     ("<!-- bench:data/runs.jsonl:colour=red -->\n<!-- /bench -->\n", "unknown field 'colour'"),
     ("<!-- bench:data/runs.jsonl:n or x=2 -->\n<!-- /bench -->\n", "is no field name"),
+    ("`<!-- bench:data/runs.jsonl -->`\n<!-- bench:data/runs.jsonl -->\n", "no closing"),
 ])
 def test_render_refuses_broken_markers_with_one_line(cli, tmp_path, body, message):
     _write(tmp_path / "data" / "runs.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
@@ -104,10 +105,14 @@ def test_filters_select_records_of_a_block(tmp_path):
     assert [row[:2] for row in rows] == [["auto", "3"]]
 
 
-def test_the_committed_readme_matches_its_data(cli):
-    """Every measured table of the README is rendered from a results file under docs/: this
-    fails as soon as a marked block and its data disagree (a README without markers passes)."""
-    result = cli("bench", "render", ROOT / "README.md", "--check")
+@pytest.mark.parametrize("name", ["README.md", *sorted(
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")
+    if "<!-- bench:" in p.read_text())])
+def test_the_committed_readme_and_docs_match_their_data(cli, name):
+    """Every measured table of the README and docs is rendered from a results file under
+    docs/: this fails as soon as a marked block and its data disagree, or a page's markers
+    cannot be read (a page without markers passes)."""
+    result = cli("bench", "render", ROOT / name, "--check")
     assert result.code == 0, result.out + result.err
 
 
@@ -118,6 +123,20 @@ def test_markers_shown_in_code_fences_are_examples_not_blocks(tmp_path):
     rendered = render_text(text, tmp_path)
     assert rendered.startswith(example) and rendered.endswith(example)
     assert rendered.count("| auto |") == 1
+
+
+def test_markers_in_inline_code_are_examples_even_without_their_closing(tmp_path):
+    """docs/bench.md names markers in running text: `<!-- bench:PATH -->` opens no block,
+    and `<!-- /bench -->` in code closes none."""
+    _write(tmp_path / "r.jsonl", [_record("auto", 2, 1, 1.0, 1.0)])
+    prose = ("A block opens with `<!-- bench:missing.jsonl:n=3,4 -->` and ends with\n"
+             "``<!-- /bench -->``; e.g.\n\n")
+    text = prose + "<!-- bench:r.jsonl -->\n<!-- /bench -->\n\nThen `<!-- bench:x -->`.\n"
+    rendered = render_text(text, tmp_path)
+    assert rendered.startswith(prose) and rendered.endswith("\n\nThen `<!-- bench:x -->`.\n")
+    assert rendered.count("| auto |") == 1
+    assert render_text(rendered, tmp_path) == rendered
+
 
 
 def test_grid_table_of_legacy_records_gives_solve_seconds_and_sizes(cli):

@@ -11,7 +11,8 @@ The opening comment names the results file (relative to the README's folder), th
 model sizes and peak memory; `runs`: one row per record) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
-every block from its data; `--check` only compares.
+every block from its data; `--check` only compares. Markers shown as examples, inside code
+(``` fences or `inline code`), are not blocks.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ TABLES = ("summary", "grid", "runs")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
+# An inline code span: a run of backticks, then text (within one paragraph: no blank line)
+# up to the same run.
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]|\n(?![ \t]*\n)|`(?!\1))*?(?<!`)\1(?!`)")
 _FIELD = re.compile(r"^[A-Za-z][\w-]*$")
 
 
@@ -169,16 +173,21 @@ def table_text(path: Path, table: str, filters=(), source: str | None = None) ->
 
 
 def blocks(text: str) -> list[re.Match]:
-    """The bench blocks of a Markdown text; markers shown inside ``` fences are examples."""
-    fences = [(m.start(), m.end()) for m in FENCE.finditer(text)]
-
-    def outside(position: int) -> bool:
-        return not any(start <= position < end for start, end in fences)
-
-    found = [m for m in BLOCK.finditer(text) if outside(m.start())]
-    if len([m for m in OPENING.finditer(text) if outside(m.start())]) != len(found):
+    """The bench blocks of a Markdown text; markers shown as code (inside ``` fences or an
+    `inline code` span) are examples."""
+    masked = list(text)
+    for match in [*FENCE.finditer(text), *CODE_SPAN.finditer(_blank(text, FENCE))]:
+        masked[match.start():match.end()] = " " * (match.end() - match.start())
+    # Found in the text with its code blanked out (same length, so the same positions): an
+    # example marker can neither open a block nor close one.
+    found = [BLOCK.match(text, m.start(), m.end()) for m in BLOCK.finditer("".join(masked))]
+    if len(OPENING.findall("".join(masked))) != len(found):
         raise InputError("a <!-- bench:... --> marker has no closing <!-- /bench -->")
     return found
+
+
+def _blank(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda m: " " * (m.end() - m.start()), text)
 
 
 def render_text(text: str, base: Path) -> str:
