@@ -53,16 +53,16 @@ $B --resume --n 1..4 --repeat 5 --time-limit 600 --command 'auto=solve {n}' "${r
 $B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
    --results docs/auto.jsonl
 
-# 3. MIP against SAT on the whole model, every solver with its defaults.
+# 3. MIP against SAT on the whole model, every solver with its defaults and no strategy.
 fresh docs/mip_vs_sat.jsonl
 #    Gurobi's free licence takes N <= 3: its N=4 runs end in exit 2 naming the licence.
 $B --resume --n 2..4 --solver highs,cbc,scip,gurobi,kissat,cadical,cpsat --repeat 3 \
-   --time-limit 30 --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
+   --grid strategy=none --time-limit 30 --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
 
 # 4. Symmetry breaking for HiGHS at N=3 (the lex rows fixed; seeds 0-2).
 fresh docs/highs_strategies_n3.jsonl
 $B --resume --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/highs_strategies_n3.jsonl \
-   --strategies "none;LabelPermutationImportance;TopCubeOrdering+LabelPermutationImportance;LabelPermutation+Automorphism;CakeSliceOrdering;AntiMirror"
+   --grid "strategy=none,LabelPermutationImportance,TopCubeOrdering+LabelPermutationImportance,LabelPermutation+Automorphism,CakeSliceOrdering,AntiMirror"
 
 # 5. IQ counts on two cores against the C++ IQPyramidSolver (Dancing Links + TBB, both cores),
 #    interleaved run by run: the triangle counted (the C++ prints every filling to its stdout),
