@@ -78,8 +78,8 @@ class PuzzleRun:
         return (self.puzzle, self.params, self.solver)
 
     def describe(self) -> str:
-        point = " ".join(f"{name}={value}" for name, value in self.params)
-        return f"{self.puzzle} {point} {self.solver} #{self.repeat}".replace("  ", " ")
+        point = [f"{name}={value}" for name, value in self.params]
+        return " ".join([self.puzzle, *point, self.solver, f"#{self.repeat}"])
 
     def fields(self) -> dict:
         return {"puzzle": self.puzzle, "params": dict(self.params), "solver": self.solver,
