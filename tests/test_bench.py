@@ -265,7 +265,7 @@ def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp
     (["--grid", "card=a", "--grid", "card=b"], "given twice"),
     (["--grid", "card="], "nothing given"),
     (["--grid", "card=ladder", "--command", "solve {n}"], "--puzzle and --grid"),
-    (["--command", "solve {n} -f {formulation}"], "give --formulation"),
+    (["--command", "solve {n} --formulation {formulation}"], "give --formulation"),
 ])
 def test_bad_grids_are_one_line_exit_2(cli, registered, tmp_path, args, message):
     result = cli("bench", "--n", "2", "--solver", "kissat", *args, "--results", tmp_path / "r")

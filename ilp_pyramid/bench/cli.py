@@ -56,7 +56,7 @@ def bench(
         help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "
              "command, e.g. Bel's formulation=counts,rotations, strategy=none,YStep or "
              "card=ladder (repeatable)."),
-    formulation: str = typer.Option(None, "--formulation", "-f",
+    formulation: str = typer.Option(None, "--formulation",
                                     help="Comma-separated formulations (SAT: CNF encodings): "
                                          "--grid formulation=..., and the {formulation} of "
                                          "templates."),
