@@ -252,9 +252,13 @@ def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp
     assert again.code == 0 and json.loads(again.out)["ran_now"] == 0
     report = cli("bench", "report", results, "--where", "instance=unsat")
     assert report.code == 0 and report.out.count("| toy | unsat |") == 2
-    # a solver that takes no form the puzzle builds, an --n it has no use for
+    # a solver that takes no form the puzzle builds: refused if given, left out by default
     wrong = cli("bench", "--puzzle", "toy", "--solver", "highs", "--results", tmp_path / "w")
     assert wrong.code == 2 and "toy has no model that 'highs' takes" in wrong.err
+    default = cli("bench", "--puzzle", "toy", "--time-limit", "30", "--results",
+                  tmp_path / "d.jsonl", "--json")
+    assert default.code == 0, default.err
+    assert {g["solver"] for g in json.loads(default.out)["groups"]} == {"kissat"}
     unknown = cli("bench", "--puzzle", "nope", "--results", tmp_path / "w")
     assert unknown.code == 2 and "unknown puzzle 'nope'" in unknown.err
 

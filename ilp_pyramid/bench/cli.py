@@ -49,7 +49,8 @@ def bench(
     n: str = typer.Option(None, "--n", show_default="the puzzle's own; templates 2..4",
                           help="Sizes: 2..5, or a list 2,3,5."),
     solver: str = typer.Option(None, "--solver", "-s",
-                               show_default="highs,cbc,scip,kissat (scip where installed)",
+                               show_default="highs,cbc,scip,kissat: those the puzzle "
+                                            "takes, scip where installed",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
     axis: list[str] = typer.Option(
         None, "--grid",
@@ -133,7 +134,7 @@ def bench(
             axes = [("formulation", formulations)] * bool(formulations) + \
                 [parse_axis(text) for text in axis or []]
             specs = puzzle_runs(puzzle, parse_sizes(n) if n else None, solvers, axes,
-                                time_limit, repeat)
+                                time_limit, repeat, default_solvers=solver is None)
     except InputError as exc:
         fail(str(exc))
     done, ran_now = execute(specs, results, resume, kill_after or hard_limit(time_limit),

@@ -91,15 +91,28 @@ Spec = PuzzleRun | CommandSpec
 
 def puzzle_runs(name: str, sizes: Sequence[int] | None, solvers: Sequence[str],
                 axes: Sequence[tuple[str, Sequence[str]]], time_limit: float | None,
-                repeats: int) -> list[PuzzleRun]:
-    """The grid of the registered puzzle `name` (InputError naming the choices if unknown)."""
+                repeats: int, default_solvers: bool = False) -> list[PuzzleRun]:
+    """The grid of the registered puzzle `name` (InputError naming the choices if unknown).
+
+    A solver that takes none of the forms the puzzle builds is refused; of the bench's
+    default solvers (`default_solvers`) it is left out."""
     from ilp_pyramid import protocol, puzzles
 
     puzzle = puzzles.get(name)
     cases = protocol.bench_cases(puzzle, sizes)
-    for solver in solvers:  # a solver whose forms the puzzle does not build: refused here
-        protocol.pick_form(puzzle, solver)
-    return puzzle_grid(name, cases, solvers, axes, time_limit, repeats,
+    fitting = []
+    for solver in solvers:
+        try:
+            protocol.pick_form(puzzle, solver)
+        except InputError:
+            if not default_solvers:
+                raise
+            continue
+        fitting.append(solver)
+    if not fitting:
+        raise InputError(f"none of the solvers {', '.join(solvers)} takes a form {name} "
+                         f"builds; give --solver")
+    return puzzle_grid(name, cases, fitting, axes, time_limit, repeats,
                        getattr(puzzle, "bench_fits", None))
 
 
