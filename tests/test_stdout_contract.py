@@ -88,6 +88,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"],
        mip_codes(s) + ((1,) if s == "gurobi" else ())) for s in MIP_SOLVERS],
+    ("sudoku-cube bench-one", ["--seed", "0", "--json"], SOLVED),  # one cube of the bench
 ]
 
 
