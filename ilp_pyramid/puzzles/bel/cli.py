@@ -19,6 +19,7 @@ from ilp_pyramid.cli_common import (
     Json,
     Output,
     Seed,
+    Solver,
     Threads,
     TimeLimit,
     Verbose,
@@ -46,11 +47,11 @@ from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pic
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
-                         help=f"Implies --method exact. MIP: {solver_names('mip')}. "
-                              f"SAT (python-sat, own process; docs/sat.md): "
-                              f"{solver_names('sat')}. OR-Tools: {solver_names('cpsat')}. "
-                              "A solver whose library is missing names the extra to install.")
+SolverOpt = like(Solver, show_default="highs with --method exact",
+                 help=f"Implies --method exact. MIP: {solver_names('mip')}. SAT (python-sat, "
+                      f"own process; docs/sat.md): {solver_names('sat')}. OR-Tools: "
+                      f"{solver_names('cpsat')}. A solver whose library is missing names the "
+                      "extra to install (e.g. ilp-pyramid[cpsat]).")
 FormulationOpt = typer.Option("counts", "--formulation",
                               help="counts (cell-cube assignment linked by label counts) | "
                                    "rotations (one binary per cell x cube x rotation); "
