@@ -2,9 +2,10 @@
 
     python -m ilp_pyramid.cli_doc > docs/cli.md
 
-Each row is what `--help` shows for one parameter (its help record), split into columns, so
-docs/cli.md cannot say something `--help` does not; tests/test_cli_vocabulary.py regenerates it
-and also checks the vocabulary: one long option per short flag, one type per long option.
+Each row is one parameter as the command tree defines it (flags, type, range, default, help),
+the same fields `--help` draws; tests/test_cli_vocabulary.py regenerates the table, checks each
+row against the real `--help` page, and checks the vocabulary: one long option per short flag,
+one short flag and one type per long option.
 Any command added to the tree (a new group, a new puzzle) is in the table without changes here.
 """
 
@@ -46,15 +47,15 @@ Arguments are listed as `NAME` in the long-option column.
 
 @dataclass(frozen=True)
 class Row:
-    """One parameter of one command, as `--help` shows it."""
+    """One parameter of one command: what its `--help` line says, in columns."""
 
     command: str  # "ilp-pyramid views solve"
     short: tuple[str, ...]  # ("-o",)
     long: tuple[str, ...]  # ("--output",), ("--check", "--no-check"), or ("SPEC",)
-    shown: str  # the metavar as --help shows it: "<path>", "DIGITS", "" for a flag
+    shown: str  # the value's name and range: "PATH", "DIGITS", "INT x>=1", "" for a flag
     kind: str  # the type, normalised: int, float, text, path, flag, choice, ...
     repeatable: bool
-    default: str  # "", "required" or the default as --help shows it
+    default: str  # "", "required" or the default
     meaning: str
     argument: bool
 
@@ -89,44 +90,60 @@ def rows(root: Any = None) -> list[Row]:
     found = []
     for command, ctx in commands(root):
         for param in command.get_params(ctx):
-            record = param.get_help_record(ctx)
-            if record is None or "--help" in param.opts:
+            if getattr(param, "hidden", False) or "--help" in param.opts:
                 continue
-            found.append(_row(ctx.command_path, param, *record))
+            found.append(_row(ctx.command_path, param))
     return found
 
 
-_BRACKETS = re.compile(r"\s+\[([^\[\]]*)\]$")
-
-
-def _row(path: str, param: Any, left: str, right: str) -> Row:
+def _row(path: str, param: Any) -> Row:
+    # From the parameter's own fields, not its rendered help line: the table must not change
+    # with the Typer version's way of drawing a range or a metavar.
     argument = getattr(param, "param_type_name", "") == "argument"
-    flags = [word.rstrip(",") for word in left.split() if word.startswith("-")]
-    shown = " ".join(word for word in left.split()
-                     if not word.startswith("-") and word != "/")
-    extras: list[str] = []
-    match = _BRACKETS.search(right)
-    if match:  # "[default: highs]", "[required]", "[x>=1]" (Typer/click join them with "; ")
-        extras = [part.strip() for part in match.group(1).split(";")]
-        right = right[:match.start()]
-    default = "; ".join(part.removeprefix("default: ") for part in extras
-                        if part.startswith("default: ") or part == "required")
-    limits = [part for part in extras if not part.startswith("default: ")
-              and part != "required"]
-    if argument:
-        names: tuple[str, ...] = (left.split()[0],)  # as the help's Arguments list it
-        shown = " ".join(left.split()[1:])
-    else:
-        names = tuple(flag for flag in flags if flag.startswith("--"))
+    flags = list(param.opts) + list(getattr(param, "secondary_opts", []))
+    kind = type_name(param)
+    shown = "" if kind == "flag" else kind.upper()
+    if param.metavar and not argument:  # an argument's metavar is its name, in `long`
+        shown = param.metavar
+    limits = _limits(param)
     return Row(command=path,
-               short=tuple(flag for flag in flags if not flag.startswith("--")),
-               long=names,
-               shown=" ".join([shown, *limits]).strip(),
-               kind=type_name(param),
+               short=tuple(flag for flag in flags if flag.startswith("-")
+                           and not flag.startswith("--")),
+               long=(param.name.upper(),) if argument else
+               tuple(flag for flag in flags if flag.startswith("--")),
+               shown=" ".join(part for part in (shown, limits) if part),
+               kind=kind,
                repeatable=bool(getattr(param, "multiple", False)),
-               default=default,
-               meaning=" ".join(right.split()),
+               default=_default(param),
+               meaning=" ".join((getattr(param, "help", None) or "").split()),
                argument=argument)
+
+
+def _limits(param: Any) -> str:
+    low = getattr(param, "min", None)
+    high = getattr(param, "max", None)
+    if low is None and high is None:  # older Typer: the range is click's type
+        kind = getattr(param, "type", None)
+        low, high = getattr(kind, "min", None), getattr(kind, "max", None)
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f"x>={low}"
+    return f"x<={high}" if low is None else f"{low}<=x<={high}"
+
+
+def _default(param: Any) -> str:
+    shown = getattr(param, "show_default", None)
+    if isinstance(shown, str):
+        return shown
+    if param.required:
+        return "required"
+    value = param.default
+    if value in (None, False, (), []) or callable(value):
+        return ""
+    if value is True and getattr(param, "secondary_opts", None):
+        return param.opts[0]
+    return str(value)
 
 
 _TYPES = {"str": "text", "string": "text", "integer": "int", "boolean": "flag", "bool": "flag",
@@ -158,7 +175,8 @@ def markdown(root: Any = None) -> str:
              "|---|---|---|---|---|---|"]
     for row in rows(root):
         kind = row.kind + (", repeatable" if row.repeatable else "")
-        shown = f"`{row.shown}` ({kind})" if row.shown else kind
+        shown = f"`{row.shown}`" + (", repeatable" if row.repeatable else "") \
+            if row.shown else kind
         lines.append("| " + " | ".join([
             f"`{row.command}`",
             ", ".join(f"`{flag}`" for flag in row.short),
