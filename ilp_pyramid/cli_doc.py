@@ -38,8 +38,9 @@ and a long option has one type and one meaning in every command:
 - `-j/--jobs N`: worker processes or parallel searches, N >= 1, capped at the cores this
   process may use; the default is one per core unless the command says otherwise.
 - `--threads N`: threads of one solver, N >= 1, capped at the cores.
-- `-s/--solver NAME`: one solver by name; the names each command takes are in its row (they
-  come from the backends' registries).
+- `-s/--solver NAME`: one solver by name (`bench`: a comma-separated list of them, one grid
+  dimension); the names each command takes are in its row, from the backends' registries.
+- `-v/--verbose`: the solver's log, on stderr (stdout stays the result's).
 
 Arguments are listed as `NAME` in the long-option column.
 """

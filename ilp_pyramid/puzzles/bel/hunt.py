@@ -584,7 +584,8 @@ def hunt(
     scheduler: str = typer.Option(None, "--scheduler",
                                   help="Address of a Dask scheduler (tcp://host:8786); "
                                        "default: a local cluster."),
-    repair: str = typer.Option("sat", "--repair", help="sat | mip | dlx (see solve --help)."),
+    repair: str = typer.Option("sat", "--repair",
+                               help="sat | mip | dlx | scip (see solve --help)."),
     neighbourhood: str = typer.Option(
         "family", "--neighbourhood",
         help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "

@@ -116,7 +116,8 @@ def solve(
     solver: str = SolverOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
-    check: bool = typer.Option(True, "--check/--no-check",
+    # Not --check: that is `bench render`'s "change nothing, exit 1 if stale".
+    check: bool = typer.Option(True, "--bnb-check/--no-bnb-check",
                                help="Cross-check the optimum with the exact branch and bound."),
     json_out: bool = Json,
     verbose: bool = Verbose,
