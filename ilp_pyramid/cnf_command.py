@@ -34,9 +34,9 @@ def solve_cnf(
     solver: str = like(Solver, default="kissat",
                        help=f"A SAT solver of python-sat: {solver_names('sat')}."),
     seed: int = like(Seed, default=0,
-                     help="Shuffle the clauses and their literals with this seed "
-                                  "(0: as in the file). CDCL solvers are deterministic: the "
-                          "order is what makes a repeat a new sample."),
+                     help="Shuffle the clauses and their literals with this seed (0: as in "
+                          "the file). CDCL solvers are deterministic: the order is what makes "
+                          "a repeat a new sample."),
     time_limit: float = TimeLimit,
     output: Path = like(Output, help="Write the model as 's'/'v' lines (the SAT competition "
                                      "format)."),
