@@ -44,7 +44,7 @@ def bench(
     solver: str = typer.Option(None, "--solver", "-s",
                                show_default="highs,cbc,scip,kissat (scip where installed)",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
-    formulation: str = typer.Option("counts", "--formulation", "-f",
+    formulation: str = typer.Option("counts", "--formulation",
                                     help="Comma-separated formulations (SAT: CNF encodings)."),
     strategy: list[str] = typer.Option(None, "--strategy",
                                        help="Passed to every run's solve (repeatable)."),

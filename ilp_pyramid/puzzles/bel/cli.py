@@ -14,19 +14,26 @@ from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     EXIT_USAGE,
+    Format,
+    Jobs,
     Json,
+    Output,
     Seed,
+    Solver,
     Threads,
     TimeLimit,
-    cap_to_cores,
+    Verbose,
     check_memory,
     console,
     cores,
     err_console,
     fail,
+    like,
     load_input,
     print_json,
+    report_written,
     solve_options,
+    solver_names,
     write_output,
 )
 from ilp_pyramid.errors import InputError
@@ -40,15 +47,12 @@ from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pic
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
-                         help=f"Implies --method exact. MIP: {' | '.join(MIP_SOLVERS)} "
-                              "(the last two: extras scip, gurobi). "
-                              "SAT (python-sat, "
-                              "own process): kissat | cadical | kissat404 | cadical300 | "
-                              "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
-                              "minisat22 | ... (see docs/sat.md); "
-                              "cpsat (OR-Tools, extra ilp-pyramid[cpsat]).")
-FormulationOpt = typer.Option("counts", "--formulation", "-f",
+SolverOpt = like(Solver, show_default="highs with --method exact",
+                 help=f"Implies --method exact. MIP: {solver_names('mip')}. SAT (python-sat, "
+                      f"own process; docs/sat.md): {solver_names('sat')}. OR-Tools: "
+                      f"{solver_names('cpsat')}. A solver whose library is missing names the "
+                      "extra to install (e.g. ilp-pyramid[cpsat]).")
+FormulationOpt = typer.Option("counts", "--formulation",
                               help="counts (cell-cube assignment linked by label counts) | "
                                    "rotations (one binary per cell x cube x rotation); "
                                    "SAT/CNF also: support (forward clauses only).")
@@ -186,12 +190,11 @@ def solve(
     time_limit: float = TimeLimit,
     threads: int = Threads,
     seed: int = Seed,
-    output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
+    output: Path = like(Output, help="Also write the drawing here."),
     strategy: list[str] = StrategyOpt,
     solver_option: list[str] = SolverOptionOpt,
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v",
-                                 help="Show the solver's log (on stderr)."),
+    verbose: bool = Verbose,
     method: str = typer.Option("auto", "--method",
                                help="auto (the engine measured fastest for N, see above) | "
                                     "exact (one solver on the whole model) | lns (compiled "
@@ -200,11 +203,10 @@ def solve(
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links) | "
                                     "scip (SCIP, extra ilp-pyramid[scip])."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
-                             show_default=f"one per core from N={RACE_FROM}, else 1",
-                             help="--method lns: independent searches racing (different "
-                                  "seeds), the first verified answer stopping the rest; "
-                                  "1: one search in this process."),
+    jobs: int = like(Jobs, show_default=f"one per core from N={RACE_FROM}, else 1",
+                     help="--method lns: independent searches racing (different seeds), the "
+                          "first verified answer stopping the rest; 1: one search in this "
+                          "process; at most the cores."),
     png: Path = PngOpt,
     html: Path = HtmlOpt,
     cubes: bool = CubesOpt,
@@ -334,9 +336,8 @@ def verify(
 
 def export(
     n: int = typer.Argument(..., help="Number of levels."),
-    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
-    fmt: str = typer.Option(None, "--format",
-                            help="lp | mps | cnf (DIMACS) (default: from the file name)."),
+    output: Path = like(Output, default=...),
+    fmt: str = like(Format, help="lp | mps | cnf (DIMACS) (default: from the file name)."),
     formulation: str = FormulationOpt,
     card: str = CardOpt,
     strategy: list[str] = StrategyOpt,
@@ -363,15 +364,6 @@ def export(
                     "strategies": chosen_strategies(strategy, None),
                     "variables": model.num_variables, "constraints": model.num_constraints},
                    json_out)
-
-
-def report_written(data: dict, json_out: bool) -> None:
-    if json_out:
-        print_json(data)
-        return
-    rows = "clauses" if "clauses" in data else "constraints"
-    console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
-                  markup=False)
 
 
 def export_cnf(n: int, output: Path, encoding: str, card: str | None,

@@ -28,13 +28,14 @@ import typer
 
 from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
+    Jobs,
     Json,
     Seed,
-    cap_to_cores,
+    TimeLimit,
     console,
     err_console,
     fail,
-    finite_seconds,
+    like,
     print_json,
 )
 from ilp_pyramid.errors import InputError, SolverError, one_line
@@ -576,19 +577,15 @@ def hunt(
     state_dir: Path = typer.Option(..., "--state-dir",
                                    help="Directory for best.json (resumed from) and "
                                         "solution.txt."),
-    time_limit: float = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
-                                     help="Stop after this many seconds (default: run until "
-                                          "solved or interrupted)."),
-    minutes: float = typer.Option(None, "--minutes", min=0.0, hidden=True,
-                                  callback=finite_seconds,
-                                  help="Deprecated: --time-limit in minutes."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
-                             help="Searches to run (default: one per core, or every worker "
-                                  "thread of --scheduler)."),
+    time_limit: float = like(TimeLimit, help="Stop after this many seconds (default: run "
+                                             "until solved or interrupted)."),
+    jobs: int = like(Jobs, help="Searches to run (default: one per core, or every worker "
+                                "thread of --scheduler; at most the cores)."),
     scheduler: str = typer.Option(None, "--scheduler",
                                   help="Address of a Dask scheduler (tcp://host:8786); "
                                        "default: a local cluster."),
-    repair: str = typer.Option("sat", "--repair", help="sat | mip | dlx (see solve --help)."),
+    repair: str = typer.Option("sat", "--repair",
+                               help="sat | mip | dlx | scip (see solve --help)."),
     neighbourhood: str = typer.Option(
         "family", "--neighbourhood",
         help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "
@@ -621,10 +618,6 @@ def hunt(
         fail(f"unknown neighbourhood {neighbourhood!r} (choose from {', '.join(NEIGHBOURHOODS)})")
     if state_dir.exists() and not state_dir.is_dir():
         fail(f"--state-dir {state_dir} is a file, not a directory")
-    if time_limit is not None and minutes is not None:
-        fail("give --time-limit (seconds) or the deprecated --minutes, not both")
-    if minutes is not None:
-        time_limit = 60.0 * minutes
     if plot is not None:
         draw_plot(n, state_dir, plot, json_out)
         return
