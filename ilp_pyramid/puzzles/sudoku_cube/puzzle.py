@@ -75,13 +75,13 @@ class SudokuCubePuzzle:
                          "one: ilp-pyramid sudoku-cube generate --seed S)")
 
     def generate(self, size: int | None = None, seed: int = 0, planted: bool = True) -> Cube:
-        """A random solved design scrambled by `size` face turns (default 30): solvable by
-        construction. `planted=False`: the same cube put back with two edges swapped, which
-        no turning solves."""
+        """A random solved design scrambled by `size` face turns (default 30), as `sudoku-cube
+        generate` makes it: every generated cube has its design planted, `planted` or not."""
         from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
 
-        made = generate(seed, DEFAULT_SCRAMBLE if size is None else size)
-        return Cube((made if planted else made.broken("swap")).state)
+        if size is not None and not 0 <= size <= 10_000:
+            raise InputError(f"a scramble is 0 to 10000 face turns (got {size})")
+        return Cube(generate(seed, DEFAULT_SCRAMBLE if size is None else size).state)
 
     def model(self, instance: Cube, form: str) -> Model:
         """The grid model (model.py). Digits that cannot make six 1-9 faces raise
