@@ -169,6 +169,18 @@ def test_the_text_picture_shows_the_solution(name):
         puzzle.render(instance, solution, "gif")
 
 
+@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube"])
+def test_the_pictures_are_png_and_svg_and_a_result_shows_one_in_a_notebook(name):
+    puzzle = registry.get(name)
+    instance = small(name)
+    result = protocol.solve(puzzle, instance, "highs")
+    png = puzzle.render(instance, result.solution, "png")
+    svg = puzzle.render(instance, result.solution, "svg")
+    assert isinstance(png, bytes) and png.startswith(b"\x89PNG")
+    assert isinstance(svg, str) and "<svg" in svg
+    assert "<svg" in result._repr_html_()
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_importing_a_puzzle_object_loads_no_solver_or_plotting(name):
     module = registry.REGISTRY[name].split(":")[0]
