@@ -323,3 +323,28 @@ def test_sudoku_cube_has_no_default_but_generates():
     with pytest.raises(InputError):
         cube.default()
     assert cube.generate(5, seed=1) == cube.generate(5, seed=1) != cube.generate(5, seed=2)
+
+
+def test_iq_a_board_of_ones_own_travels_in_its_json():
+    iq = registry.get("iq")
+    drawn = iq.parse("...\n..#\n")  # five cells: the P pentomino, piece B
+    result = protocol.solve(iq, drawn, "dlx")
+    assert result.status is Status.SOLVED
+    data = json.loads(json.dumps(iq.to_json(drawn, result.solution)))
+    assert data["cells"] and data["grid"] == ["BBB", "BB"]
+    again, back = iq.from_json(data)
+    assert again.board == drawn.board and iq.verify(again, back) == []
+
+
+# --- the protocol's own paths -------------------------------------------------------------
+
+def test_an_answer_that_does_not_decode_is_an_error_result_not_bad_input():
+    bel = registry.get("bel")
+    model = bel.model(2, "cnf")
+
+    def refuse(answer):
+        raise InputError("line Z_0_0 has no label in the model")
+
+    result = protocol.solve(bel, 2, SAT_SOLVER, model=protocol.Model("cnf", model.form, refuse))
+    assert result.status is Status.ERROR and result.solution is None
+    assert "does not decode" in result.detail
