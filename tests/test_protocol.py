@@ -5,6 +5,7 @@ picture, and an import that loads no solver."""
 from __future__ import annotations
 
 import copy
+import doctest
 import importlib
 import json
 import subprocess
@@ -193,6 +194,13 @@ def test_importing_a_puzzle_object_loads_no_solver_or_plotting(name):
     heavy = {"pulp", "numba", "pysat", "highspy", "numpy", "matplotlib", "typer", "rich",
              "networkx", "ortools"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube"])
+def test_the_examples_in_a_puzzle_objects_docstring_hold(name):
+    module = importlib.import_module(registry.REGISTRY[name].split(":")[0])
+    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0 and failed == 0
 
 
 @pytest.mark.parametrize("name", NAMES)
