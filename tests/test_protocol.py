@@ -242,7 +242,7 @@ def test_bel_bench_cases_are_solve_n():
                                                   (("solve", "3"), {"n": 3})]
 
 
-def test_bel_model_takes_a_formulation_and_strategies():
+def test_bel_model_takes_a_formulation():
     bel = registry.get("bel")
     model = bel.model(2, "mip", formulation="rotations")
     assert model.kind == "mip" and model.form.name == "bel_n2_rotations"
@@ -261,11 +261,11 @@ def test_views_that_no_placement_shows_are_infeasible_with_the_reason():
 
 def test_views_instances_from_a_spec_a_seed_or_rows_agree():
     views = registry.get("views")
-    assert views.instance(seed=157) == views.instance("fe88e8f9b499") == views.default()
+    assert views.instance(puzzle=157) == views.instance("fe88e8f9b499") == views.default()
     rows = views.instance(top="xx,x.", front="xx,.x", side="x.,xx")
     assert rows.n == 2
     with pytest.raises(InputError):
-        views.instance("fe88e8f9b499", seed=157)
+        views.instance("fe88e8f9b499", puzzle=157)
     assert views.optimizes is True
 
 

@@ -53,21 +53,22 @@ class BelPuzzle:
         return DEFAULT_N
 
     def model(self, instance: int, form: str, *, formulation: str | None = None,
-              card: str | None = None, strategies: Sequence[str] = ()) -> Model:
+              card: str | None = None) -> Model:
         """The MIP (`formulation`: counts, rotations, ...) or the CNF (`formulation` is then
-        the encoding: counts, support, ...; `card` the "one cell per cube" encoding), with
-        `strategies` compiled in as rows or clauses."""
+        the encoding: counts, support, ...; `card` the "one cell per cube" encoding).
+
+        No strategies: some of them are hypotheses, and the protocol's `infeasible` is a
+        proof about the puzzle (`ilp-pyramid solve --strategy` names them)."""
         n = self.instance(instance)
         if form == "mip":
             from ilp_pyramid.puzzles.bel.model import build_model
 
-            built = build_model(n, formulation or "counts", strategies)
+            built = build_model(n, formulation or "counts")
             return Model("mip", built.problem, lambda answer: built.decode(answer.values))
         if form == "cnf":
             from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, DEFAULT_ENCODING, build_cnf
 
-            cnf = build_cnf(n, formulation or DEFAULT_ENCODING, card or DEFAULT_CARD,
-                            strategies=strategies)
+            cnf = build_cnf(n, formulation or DEFAULT_ENCODING, card or DEFAULT_CARD)
             return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model))
         raise InputError(f"bel has no {form!r} model (forms: {', '.join(self.forms)})")
 

@@ -25,11 +25,11 @@ if TYPE_CHECKING:
 
     from ilp_pyramid.puzzles.views.geometry import Views
 
-# The spec's solvable example (the battery's input for seed 000157), docs/views.md.
+# The spec's solvable example (the battery's puzzle 000157), docs/views.md.
 DEFAULT_SPEC = "fe88e8f9b499"
-# Bench instances: the spec's example, the battery seed that needs 18 cubes, and an
-# unsolvable input (seed 000000) that is answered before any model is built.
-BENCH_SEEDS = (157, 347177, 0)
+# Bench instances, battery puzzles: the spec's example, one that needs 18 cubes, and an
+# unsolvable one (000000), answered before any model is built.
+BENCH_PUZZLES = (157, 347177, 0)
 
 
 class ViewsPuzzle:
@@ -40,22 +40,22 @@ class ViewsPuzzle:
     forms = ("mip",)
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 
-    def instance(self, spec: str | None = None, *, seed: int | None = None,
+    def instance(self, spec: str | None = None, *, puzzle: int | str | None = None,
                  top: str | None = None, front: str | None = None, side: str | None = None,
                  n: int | None = None) -> Views:
         """The views from exactly one of: `spec` (hex digits or a 0/1 string, see
-        `geometry.parse_spec`), `seed` (the battery's input for that seed), or the rows of
-        `top`, `front` and `side` ("xx..,xxxx,...")."""
+        `geometry.parse_spec`), `puzzle` (the battery's puzzle of that number, 0..999999:
+        MD5 of its six digits), or the rows of `top`, `front` and `side` ("xx..,xxxx,...")."""
         from ilp_pyramid.puzzles.views import geometry
 
         rows = (top, front, side)
-        ways = [spec is not None, seed is not None, any(r is not None for r in rows)]
+        ways = [spec is not None, puzzle is not None, any(r is not None for r in rows)]
         if sum(ways) != 1:
-            raise InputError("give the views one way: spec, seed, or top/front/side")
+            raise InputError("give the views one way: spec, puzzle, or top/front/side")
         if spec is not None:
             return geometry.parse_spec(spec, n)
-        if seed is not None:
-            return geometry.seed_views(geometry.parse_seed(seed))
+        if puzzle is not None:
+            return geometry.seed_views(geometry.parse_seed(puzzle))
         if any(r is None for r in rows):
             raise InputError("top, front and side go together")
         views = geometry.from_rows(top, front, side)  # type: ignore[arg-type]
@@ -155,8 +155,8 @@ class ViewsPuzzle:
         """A few battery inputs (n = 4; `sizes` does not apply): two solvable, one not."""
         from ilp_pyramid.puzzles.views.geometry import seed_hex
 
-        return [BenchCase(("views", "solve", seed_hex(seed)),
-                          {"n": 4, "instance": f"seed {seed:06}"}) for seed in BENCH_SEEDS]
+        return [BenchCase(("views", "solve", seed_hex(number)),
+                          {"n": 4, "instance": f"{number:06}"}) for number in BENCH_PUZZLES]
 
 
 PUZZLE = ViewsPuzzle()
