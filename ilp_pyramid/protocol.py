@@ -146,7 +146,8 @@ class Puzzle(Protocol):
         """The instance `solve` takes when given none (InputError if there is none)."""
 
     def model(self, instance: Any, form: str) -> Model:
-        """`instance` as a solver form of kind `form` (one of `forms`)."""
+        """`instance` as a solver form of kind `form` (one of `forms`); `Infeasible` when
+        the puzzle proves, without a solver, that the instance has no solution."""
 
     def verify(self, instance: Any, solution: Any) -> list[str]:
         """Why `solution` does not solve `instance`, by independent code; [] when it does."""
