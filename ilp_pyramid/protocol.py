@@ -31,6 +31,12 @@ from ilp_pyramid.errors import InputError
 FORMS = ("mip", "cnf", "exact_cover", "bool")
 
 
+class Infeasible(Exception):
+    """Raised by `Puzzle.model` when the instance has no solution and the puzzle can say why
+    without a solver (views that no placement shows, digits that cannot make six faces):
+    `solve` answers `infeasible` with the message as its detail."""
+
+
 @dataclass
 class Model:
     """One instance as one solver form, and the way back from the solver's answer.
@@ -140,7 +146,8 @@ class Puzzle(Protocol):
         """The instance `solve` takes when given none (InputError if there is none)."""
 
     def model(self, instance: Any, form: str) -> Model:
-        """`instance` as a solver form of kind `form` (one of `forms`)."""
+        """`instance` as a solver form of kind `form` (one of `forms`); `Infeasible` when
+        the puzzle proves, without a solver, that the instance has no solution."""
 
     def verify(self, instance: Any, solution: Any) -> list[str]:
         """Why `solution` does not solve `instance`, by independent code; [] when it does."""
@@ -181,14 +188,23 @@ def solve(puzzle: Puzzle, instance: Any, solver: str = "highs",
     options = options or SolveOptions()
     form = model.kind if model is not None else form or pick_form(puzzle, solver)
     start = time.perf_counter()
-    model = model or puzzle.model(instance, form)
+    try:
+        model = model or puzzle.model(instance, form)
+    except Infeasible as exc:
+        return Result(puzzle.name, Status.INFEASIBLE, solver, form,
+                      time.perf_counter() - start, detail=str(exc), instance=instance,
+                      puzzle_object=puzzle)
     answer = backends.solve(model.form, solver, options)
     seconds = time.perf_counter() - start
     done = {"backend": answer, "instance": instance, "puzzle_object": puzzle}
     if not answer.has_solution:
         return Result(puzzle.name, answer.status, solver, form, seconds, detail=answer.message,
                       **done)
-    solution = model.decode(answer)
+    try:
+        solution = model.decode(answer)
+    except InputError as exc:  # the solver's answer, not the user's input, is at fault
+        return Result(puzzle.name, Status.ERROR, solver, form, seconds,
+                      detail=f"the solver's answer does not decode: {exc}", **done)
     problems = puzzle.verify(instance, solution)
     if problems:
         return Result(puzzle.name, Status.ERROR, solver, form, seconds,

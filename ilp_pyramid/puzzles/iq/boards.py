@@ -158,8 +158,8 @@ def parse_text_board(text: str, name: str = "custom") -> Board:
     return Board(name, 2, tuple((x - min_x, y) for x, y in cells))
 
 
-def board_by_name(name: str) -> Board:
-    """A named board (triangle, rectangle, pyramidN) or a text board read from a file."""
+def named_board(name: str) -> Board | None:
+    """The board called `name` (triangle, rectangle, pyramidN), or None for any other name."""
     key = name.strip().lower()
     if key == "triangle":
         return triangle()
@@ -168,6 +168,14 @@ def board_by_name(name: str) -> Board:
     match = _PYRAMID.match(key)
     if match:
         return pyramid(int(match.group(1)))
+    return None
+
+
+def board_by_name(name: str) -> Board:
+    """A named board (triangle, rectangle, pyramidN) or a text board read from a file."""
+    board = named_board(name)
+    if board is not None:
+        return board
     try:  # not Path.exists(): it raises on a name too long for the file system
         text = read_text(name)
     except (FileNotFoundError, NotADirectoryError):

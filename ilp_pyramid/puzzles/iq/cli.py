@@ -73,14 +73,12 @@ def load_instance(board_name: str, given: Path | None, pieces_file: Path | None)
 
 
 def letters_of(instance: Instance, assignment: dict[int, int]) -> dict[int, str]:
-    return {c: instance.pieces[k].letter for c, k in assignment.items()}
+    return instance.letters(assignment)
 
 
 def fixed_letters(instance: Instance) -> dict[Any, str]:
     """Board coordinates -> letter, for every given cell and every pin."""
-    board = instance.board
-    return {board.cells[c]: instance.pieces[k].letter
-            for c, k in {**instance.given, **instance.pins}.items()}
+    return instance.fixed_letters()
 
 
 def check_filling(instance: Instance, assignment: dict[int, int]) -> None:

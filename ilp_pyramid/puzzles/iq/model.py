@@ -56,6 +56,16 @@ class Instance:
                 cells[c] = pl.piece
         return cells
 
+    def letters(self, assignment: Mapping[int, int]) -> dict[int, str]:
+        """Board cell -> piece letter, from board cell -> piece index."""
+        return {c: self.pieces[k].letter for c, k in assignment.items()}
+
+    def fixed_letters(self) -> dict[tuple[int, ...], str]:
+        """Board coordinates -> letter, for every given cell and every pin: what the
+        independent checker holds a filling to."""
+        return {self.board.cells[c]: self.pieces[k].letter
+                for c, k in {**self.given, **self.pins}.items()}
+
 
 def build_instance(board: Board, pieces: Sequence[Piece],
                    given: Mapping[int, int] | None = None,

@@ -44,6 +44,7 @@ from ilp_pyramid.puzzles.sudoku_cube.model import (
     NoGrid,
     build_model,
 )
+from ilp_pyramid.puzzles.sudoku_cube.render import net
 from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves, parse_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state
 
@@ -212,23 +213,6 @@ def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> No
                       soft_wrap=True)  # one line, so that it can be copied whole
         console.print("checked: simulating these turns on the given cube shows exactly the "
                       "faces above, every digit's direction included")
-
-
-def net(state: CubeState, directions: dict[str, str] | None = None) -> str:
-    """The six faces unfolded: U above F, D below, L F R B in a row."""
-    width = 12
-
-    def block(face: str) -> list[str]:
-        title = face + (f" ({directions[face]})" if directions else "")
-        tokens = state.face_tokens(face)
-        return [title] + [" ".join(tokens[3 * r: 3 * r + 3]) for r in range(3)]
-
-    lines = []
-    for row in (["", "U"], ["L", "F", "R", "B"], ["", "D"]):
-        blocks = [block(f) if f else [""] * 4 for f in row]
-        for r in range(4):
-            lines.append("".join(b[r].ljust(width) for b in blocks).rstrip())
-    return "\n".join(lines)
 
 
 def assignment_table(rows: list[dict]) -> Table:
