@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import SolveOptions, Status
-    from ilp_pyramid.protocol import BenchCase, Model, Puzzle, Result, solve
+    from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Puzzle, Result, solve
 
 # name -> module that defines it; loaded on first access (PEP 562).
 _LAZY = {
@@ -33,10 +33,11 @@ _LAZY = {
     "Status": "ilp_pyramid.backends.base",
     "SolveOptions": "ilp_pyramid.backends.base",
     "InputError": "ilp_pyramid.errors",
+    "Infeasible": "ilp_pyramid.protocol",
 }
 
-__all__ = ["BenchCase", "InputError", "Model", "Puzzle", "Result", "SolveOptions", "Status",
-           "puzzle", "puzzles", "solve", "solvers"]
+__all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result",
+           "SolveOptions", "Status", "puzzle", "puzzle_names", "solve", "solvers"]
 
 
 def puzzle(name: str) -> Puzzle:
@@ -46,8 +47,8 @@ def puzzle(name: str) -> Puzzle:
     return get(name)
 
 
-def puzzles() -> list[str]:
-    """The names of every puzzle the package has."""
+def puzzle_names() -> list[str]:
+    """The names of every puzzle the package has (not `puzzles`: that is the subpackage)."""
     from ilp_pyramid.puzzles import names
 
     return names()
