@@ -113,6 +113,23 @@ def forms_for(solver: str) -> tuple[str, ...]:
     return tuple(order)
 
 
+def first_form(solver: str, forms: Sequence[str], owner: str = "the model") -> str:
+    """The first of `solver`'s forms (`forms_for`) among `forms`, the forms a model comes in;
+    InputError for an unknown solver or one that takes none of them (`owner` names the
+    model in the message). `protocol.pick_form` for callers without a Puzzle object.
+
+        >>> from ilp_pyramid import backends
+        >>> backends.first_form("cpsat", ("mip", "cnf"))
+        'cnf'
+    """
+    takes = forms_for(solver)
+    for form in takes:
+        if form in forms:
+            return form
+    raise InputError(f"{owner} has no form {solver!r} takes ({solver} takes {', '.join(takes)}; "
+                     f"{owner} comes as {', '.join(forms)})")
+
+
 def require(solver: str) -> None:
     """InputError (exit 2) for an unknown solver, or one whose optional library is missing
     (the message names the extra to install)."""

@@ -24,12 +24,7 @@ FORMS = ("mip", "cnf")
 def form_for(solver: str) -> str:
     """The form of Bel's model that `solver` takes: the first of `backends.forms_for(solver)`
     that Bel builds. InputError for an unknown solver and for one that takes neither (dlx)."""
-    takes = backends.forms_for(solver)
-    for form in takes:
-        if form in FORMS:
-            return form
-    raise InputError(f"Bel's Pyramid has no model that {solver!r} takes ({solver} takes "
-                     f"{', '.join(takes)}; Bel builds {', '.join(FORMS)})")
+    return backends.first_form(solver, FORMS, "Bel's Pyramid")
 
 
 @dataclass
