@@ -106,3 +106,37 @@ def test_the_mip_keeps_the_names_it_is_given():
     assert lowered.rows({"row_a": 1.0, "row_c": 1.0, "row_b": 0.0}) == [0, 2]
     plain = lowering.to_mip(FEASIBLE)
     assert [v.name for v in plain.variables][:2] == ["x_0", "x_1"]
+
+
+def test_first_form_is_the_solvers_first_form_the_model_has():
+    from ilp_pyramid.errors import InputError
+
+    assert backends.first_form("cpsat", ("mip", "cnf")) == "cnf"
+    assert backends.first_form("highs", ("exact_cover", "mip")) == "mip"
+    assert backends.first_form("kissat", ("exact_cover",)) == "exact_cover"
+    for solver in ("dlx", "xpress"):
+        with pytest.raises(InputError):
+            backends.first_form(solver, ("mip", "cnf"))
+
+
+def test_no_puzzle_asks_which_family_a_solver_belongs_to():
+    """Puzzles pick a form (forms_for, first_form, pick_form); the family questions are the
+    bench's and the backends' own."""
+    import ast
+    from pathlib import Path
+
+    import ilp_pyramid.puzzles
+
+    asked = []
+    for path in sorted(Path(ilp_pyramid.puzzles.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in ("backends", "sat"):
+                names = [node.attr]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                    "ilp_pyramid.backends"):
+                names = [alias.name for alias in node.names]
+            asked += [f"{path.name}:{node.lineno} {name}" for name in names
+                      if name in ("kind", "accepts", "is_sat_solver")]
+    assert asked == []
