@@ -15,9 +15,10 @@ One status vocabulary, `Status`, is used by every backend, every puzzle runner a
 - `infeasible`  proved: no solution exists. Why, when a puzzle knows more, goes in a separate
                 `reason` / `detail` field (e.g. Sudoku Cube's `no_grid`, views' `unsolvable`).
 - `timeout`     the time limit passed without a solution.
-- `interrupted` SIGINT/SIGTERM stopped the run. Backends do not return it: they stop their
-                solver and children and raise `errors.Interrupted`; it appears in records that
-                are written on the way out (bench, hunt).
+- `interrupted` SIGINT/SIGTERM, or a caller's stop request (the LNS search's `should_stop`),
+                stopped the run. Backends do not return it: they stop their solver and
+                children and raise `errors.Interrupted`; it appears in records that are
+                written on the way out (bench, hunt).
 - `error`       the solver failed, crashed or answered something unusable.
 
 Exit codes follow from it: solved 0, infeasible 1, timeout 3, interrupted 130/143, error 1.

@@ -118,13 +118,13 @@ def check_n(n: int, where: str = "") -> None:
         fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
 
 
-def check_model_memory(n: int, formulation: str, kind: str) -> None:
-    check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
+def check_model_memory(n: int, formulation: str, form: str) -> None:
+    check_memory(model_bytes(n, formulation, form), f"the N={n} {formulation} model")
 
 
 def parse_solver_options(items: list[str], solver: str) -> dict:
     """'name=value' items -> {name: value}, numbers and true/false read as such."""
-    if items and not backends.accepts("mip", solver):
+    if items and runner.form_for(solver) != "mip":
         fail(f"--solver-option is for the MIP solvers ({', '.join(MIP_SOLVERS)})")
     options: dict = {}
     for item in items:
@@ -147,21 +147,16 @@ def _option_value(text: str) -> object:
 
 
 def check_solver(solver: str) -> None:
+    """Exit 2 for a solver that takes no form of Bel's model, or whose library is missing."""
     try:
-        if backends.kind(solver) == "mip":
-            from ilp_pyramid.backends import mip
-
-            mip.require(solver)
-        if solver == backends.CPSAT:
-            from ilp_pyramid.backends import cpsat
-
-            cpsat.require()
-    except (ValueError, InputError) as exc:
+        runner.form_for(solver)
+        backends.require(solver)
+    except InputError as exc:
         fail(str(exc))
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
-    if backends.accepts("mip", solver):
+    if runner.form_for(solver) == "mip":
         from ilp_pyramid.puzzles.bel.model import FORMULATIONS as choices  # loads PuLP
     else:
         from ilp_pyramid.puzzles.bel.cnf import ENCODINGS as choices
@@ -275,7 +270,7 @@ def solve(
     check_card(card)
     check_strategies(strategy)
     extra = parse_solver_options(solver_option, solver)
-    check_model_memory(n, formulation, backends.kind(solver))
+    check_model_memory(n, formulation, runner.form_for(solver))
     Pictures(png, html, cubes, cubes_csv).check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
     from ilp_pyramid.puzzles.bel.quick import run_exact
@@ -373,7 +368,7 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
-    check_model_memory(n, encoding, "sat")
+    check_model_memory(n, encoding, "cnf")
     cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     report_written({"n": n, "path": str(output), "format": "cnf", "encoding": cnf.encoding,

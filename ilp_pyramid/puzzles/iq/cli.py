@@ -137,7 +137,7 @@ def solve(
     """
     engine = iq_solve.engine_for(solver)
     try:
-        iq_solve.solver_kind(engine)
+        iq_solve.check_solver(engine)
     except InputError as exc:
         fail(str(exc))
     instance = load_instance(board, given, pieces)
@@ -165,7 +165,7 @@ def solve(
     elif solved:
         _show(instance, letters)
         console.print(f"solved and verified in {result.seconds:.2f} s (engine {result.solver})")
-    elif result.status == iq_solve.NO_SOLUTION:
+    elif result.status == iq_solve.INFEASIBLE:
         console.print(f"no solution (engine {result.solver}, {result.seconds:.2f} s)")
     elif result.status == iq_solve.TIMEOUT:
         console.print(f"timeout: no solution found within the time limit "
@@ -351,19 +351,20 @@ def export(
     json_out: bool = Json,
 ) -> None:
     """Write the exact-cover model of BOARD as an LP or MPS file (one binary per placement)."""
+    from ilp_pyramid.backends import lowering
     from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
-    from ilp_pyramid.puzzles.iq.model import build_model
 
     target = output
     chosen = (fmt or format_from_name(str(target)) or "").lower()
     if chosen not in MIP_FORMATS:
         fail(f"cannot tell the format of {target}: use --format lp or --format mps")
     instance = load_instance(board, given, pieces)
-    model = build_model(instance)
-    write_mip(model.problem, str(target), chosen)
+    # The same lowering a MIP solver gets from `solve`, written out.
+    problem = lowering.to_mip(iq_solve.exact_cover_form(instance)).problem
+    write_mip(problem, str(target), chosen)
     data = {"board": instance.board.name, "path": str(target), "format": chosen,
-            "variables": model.problem.numVariables(),
-            "constraints": model.problem.numConstraints()}
+            "variables": problem.numVariables(),
+            "constraints": problem.numConstraints()}
     if json_out:
         print_json(data)
     else:

@@ -82,8 +82,13 @@ def symmetric_digits(values: list[str] | None) -> frozenset[int]:
 
 
 def check_choices(solver: str, parity: str) -> None:
-    if solver not in MIP_SOLVERS:
-        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    from ilp_pyramid import backends
+
+    try:
+        backends.first_form(solver, ("mip",), "the Sudoku Cube model")  # a MIP model only
+        backends.require(solver)
+    except InputError as exc:
+        fail(str(exc))
     if parity not in PARITY_MODES:
         fail(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
 

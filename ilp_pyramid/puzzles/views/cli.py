@@ -92,8 +92,13 @@ def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str
 
 
 def check_solver(solver: str) -> None:
-    if solver not in MIP_SOLVERS:
-        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    from ilp_pyramid import backends
+
+    try:
+        backends.first_form(solver, ("mip",), "the views model")  # a MIP model only
+        backends.require(solver)
+    except InputError as exc:
+        fail(str(exc))
 
 
 def print_views(views: Views, origin: str) -> None:
@@ -145,7 +150,7 @@ def solve(
     else:
         print_views(views, origin)
         _report(outcome, runner)
-    if outcome.status == runner.UNSOLVABLE:
+    if outcome.status == runner.INFEASIBLE:
         raise typer.Exit(EXIT_NO_SOLUTION)
     if outcome.status == runner.TIMEOUT:
         raise typer.Exit(EXIT_TIMEOUT)
@@ -163,7 +168,7 @@ def _write_png(path: Path, views: Views, placement, origin: str) -> None:
 
 
 def _report(outcome, runner) -> None:
-    if outcome.status == runner.UNSOLVABLE:
+    if outcome.status == runner.INFEASIBLE:
         console.print(f"unsolvable: no cell can show {', '.join(outcome.missing)}",
                       markup=False, soft_wrap=True)
         return
