@@ -8,7 +8,7 @@ pieces, given pieces and pins), a solution the filling {board cell: piece index}
     >>> result.status, result.form
     (<Status.SOLVED: 'solved'>, 'exact_cover')
 
-Through boards.py, given.py, model.py, cnf.py, count.py, render.py and verify/iq.py, imported on
+Through boards.py, given.py, model.py, solve.py, count.py, render.py and verify/iq.py, imported on
 first use: importing this module loads neither PuLP, nor python-sat, nor numba.
 """
 
@@ -37,8 +37,9 @@ class IQPuzzle:
 
     name = "iq"
     title = "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces"
-    # One exact cover (model.Instance.exact_cover_rows), as rows, as a 0-1 program and as CNF.
-    forms = ("exact_cover", "mip", "cnf")
+    # One exact cover (model.Instance.exact_cover_rows): the backends lower it for MIP
+    # solvers, SAT solvers and CP-SAT (backends/lowering.py).
+    forms = ("exact_cover",)
 
     def instance(self, board: str | Board = DEFAULT_BOARD,
                  given: str | Mapping[str, Any] | None = None, *,
@@ -83,22 +84,10 @@ class IQPuzzle:
 
     def model(self, instance: Instance, form: str) -> Model:
         if form == "exact_cover":
-            from ilp_pyramid.backends import ExactCoverForm
+            from ilp_pyramid.puzzles.iq.solve import exact_cover_form
 
-            rows, primary, secondary = instance.exact_cover_rows()
-            return Model("exact_cover", ExactCoverForm(rows, primary, secondary),
+            return Model("exact_cover", exact_cover_form(instance),
                          lambda answer: instance.assignment(answer.rows))
-        if form == "mip":
-            from ilp_pyramid.puzzles.iq.model import build_model
-
-            built = build_model(instance)
-            return Model("mip", built.problem,
-                         lambda answer: instance.assignment(built.chosen(answer.values)))
-        if form == "cnf":
-            from ilp_pyramid.puzzles.iq.cnf import build_cnf, chosen_rows
-
-            return Model("cnf", build_cnf(instance),
-                         lambda answer: instance.assignment(chosen_rows(instance, answer.model)))
         raise InputError(f"iq has no {form!r} model (forms: {', '.join(self.forms)})")
 
     def verify(self, instance: Instance, solution: Filling) -> list[str]:

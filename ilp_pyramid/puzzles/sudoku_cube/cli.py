@@ -11,7 +11,6 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
