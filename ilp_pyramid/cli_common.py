@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -12,6 +11,7 @@ from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import one_line
+from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json  # noqa: F401 - the commands import it from here
 
 console = Console(highlight=False)
@@ -32,14 +32,6 @@ def finite_seconds(param: typer.CallbackParam, value: float | None) -> float | N
         raise typer.BadParameter(f"{value} is not a number of seconds between 0 and "
                                  f"{MAX_SECONDS:.0f}", param=param)
     return value
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
 
 
 def cap_to_cores(param: typer.CallbackParam, value: int | None) -> int | None:

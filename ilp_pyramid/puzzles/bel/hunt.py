@@ -32,6 +32,7 @@ from ilp_pyramid.cli_common import (
     Seed,
     cap_to_cores,
     console,
+    cores,
     err_console,
     fail,
     finite_seconds,
@@ -414,8 +415,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     cluster = client = stop = None
     moves = 0
     if scheduler is None:
-        cores = os.cpu_count() or 1
-        jobs = min(jobs or cores, cores)  # one search per core at most on this machine
+        jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
         check_limits(jobs)
     output = ClusterOutput(state_dir / LOG_FILE)
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.

@@ -17,6 +17,7 @@ from ilp_pyramid.cli_common import (
     TimeLimit,
     cap_to_cores,
     console,
+    cores,
     err_console,
     fail,
     print_json,
@@ -246,7 +247,7 @@ def battery(
     check_solver(solver)
     if start + count > BATTERY_SIZE:
         fail(f"--start {start} --count {count} runs past seed {BATTERY_SIZE - 1:06}")
-    jobs = jobs or bat.default_jobs()
+    jobs = jobs or cores()
     columns = (TextColumn("{task.description}"), BarColumn(),
                TextColumn("{task.completed:,}/{task.total:,}"), TimeElapsedColumn(),
                TimeRemainingColumn())
