@@ -41,14 +41,6 @@ class Status(StrEnum):
     ERROR = "error"
 
 
-# Names older callers use; they are the Status members themselves.
-OPTIMAL = Status.SOLVED
-FEASIBLE = Status.FEASIBLE
-INFEASIBLE = Status.INFEASIBLE
-TIMEOUT = Status.TIMEOUT
-INTERRUPTED = Status.INTERRUPTED
-ERROR = Status.ERROR
-
 # A progress callback gets a small dict: always "elapsed" (seconds); MIP solvers add
 # "incumbent" (best objective found, None before the first), "bound" and "nodes".
 Progress = Callable[[dict], None]
@@ -81,5 +73,3 @@ class Result:
     def has_solution(self) -> bool:
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
-
-SolveResult = Result  # the name before the one contract

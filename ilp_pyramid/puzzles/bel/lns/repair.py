@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ilp_pyramid import backends
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
 REPAIRS = ("sat", "mip", "dlx", "scip")
@@ -126,8 +128,7 @@ def cover_cnf(problem: CoverProblem) -> list[list[int]]:
 
 
 def _solve_sat(problem: CoverProblem, time_limit: float | None, seed: int | None):
-    from ilp_pyramid.backends import base, sat
-    from ilp_pyramid.backends.base import SolveOptions
+    from ilp_pyramid.backends import sat
 
     clauses = cover_cnf(problem)
     if len(problem.rows) <= INLINE_OPTIONS or multiprocessing.current_process().daemon:
@@ -135,19 +136,19 @@ def _solve_sat(problem: CoverProblem, time_limit: float | None, seed: int | None
         # more than the solve. A daemonic process (a Dask worker, say) may not fork at all.
         return _solve_sat_inline(clauses, problem)
     result = sat.solve(clauses, "kissat404", SolveOptions(time_limit=time_limit, seed=seed))
-    if result.status == base.OPTIMAL:
+    if result.status == Status.SOLVED:
         true = set(lit for lit in result.model if lit > 0)
         return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
-    if result.status == base.INFEASIBLE:
+    if result.status == Status.INFEASIBLE:
         return IMPOSSIBLE, None, ""
     return TIMEOUT, None, result.message
 
 
 def _solve_sat_inline(clauses: list[list[int]], problem: CoverProblem):
-    from ilp_pyramid.backends import base, sat
+    from ilp_pyramid.backends import sat
 
     result = sat.solve_in_process(clauses, "kissat")
-    if result.status != base.OPTIMAL:
+    if result.status != Status.SOLVED:
         return IMPOSSIBLE, None, ""
     true = set(lit for lit in result.model if lit > 0)
     return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
@@ -176,19 +177,15 @@ def cover_mip(problem: CoverProblem):
 
 def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None,
                solver: str = "highs"):
-    from ilp_pyramid import backends
-    from ilp_pyramid.backends import base
-    from ilp_pyramid.backends.base import SolveOptions
-
     model, variables = cover_mip(problem)
     result = backends.solve(model, solver,
                             SolveOptions(time_limit=time_limit, threads=1, seed=seed))
     if result.has_solution:
         return SOLVED, [o for o, v in enumerate(variables)
                         if result.values.get(v.name, 0.0) > 0.5], ""
-    if result.status == base.INFEASIBLE:
+    if result.status == Status.INFEASIBLE:
         return IMPOSSIBLE, None, ""
-    if result.status == base.TIMEOUT:
+    if result.status == Status.TIMEOUT:
         return TIMEOUT, None, result.message
     return TIMEOUT, None, f"{solver}: {result.status} {result.message}".strip()
 
@@ -196,9 +193,6 @@ def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None
 # -- Dancing Links: the package's exact-cover engine ------------------------------------------
 
 def _solve_dlx(problem: CoverProblem, time_limit: float | None):
-    from ilp_pyramid import backends
-    from ilp_pyramid.backends.base import SolveOptions, Status
-
     result = backends.solve(backends.ExactCoverForm(problem.rows, problem.num_items), "dlx",
                             SolveOptions(time_limit=time_limit))
     if result.status == Status.SOLVED:
