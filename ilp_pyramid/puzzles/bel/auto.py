@@ -50,12 +50,6 @@ class Engine:
     method: str  # exact | lns
     solver: str  # --method exact: the solver; --method lns: the repair
 
-    @property
-    def uses_mip(self) -> bool:
-        from ilp_pyramid.backends.mip import MIP_SOLVERS
-
-        return self.solver in MIP_SOLVERS or self.solver == "mip"
-
 
 def parse_engine(name: str) -> Engine:
     if name.startswith("exact:"):

@@ -211,12 +211,6 @@ def placement_bits(placement: np.ndarray) -> str:
     return "".join("1" if b else "0" for b in np.asarray(placement, dtype=bool).ravel())
 
 
-def placement_from_bits(bits: str, n: int) -> np.ndarray:
-    if len(bits) != n ** 3 or set(bits) - {"0", "1"}:
-        raise InputError(f"an answer for n = {n} is {n ** 3} bits of 0/1")
-    return (np.frombuffer(bits.encode(), dtype=np.uint8) == ord("1")).reshape(n, n, n)
-
-
 def view_rows(view: np.ndarray) -> list[str]:
     return ["".join("x" if b else "." for b in row) for row in view]
 
