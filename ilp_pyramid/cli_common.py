@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.errors import one_line
+from ilp_pyramid.errors import InputError, one_line
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json  # noqa: F401 - the commands import it from here
 
@@ -95,7 +95,6 @@ Parsed = TypeVar("Parsed")
 
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import read_text
 
     try:
@@ -113,7 +112,6 @@ def write_output(path: Path | None, text: str | None) -> None:
     be written (full disk, no permission) is one line and exit 2, and the work is not lost."""
     if path is None or text is None:
         return
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import write_atomic
 
     try:

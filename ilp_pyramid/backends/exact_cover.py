@@ -41,6 +41,7 @@ nothing inside the hot loop and are kept to within ~0.1 s.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from ilp_pyramid.backends.process import die_with_parent
 from ilp_pyramid.machine import cores
 
 __all__ = [
@@ -546,10 +548,6 @@ class _Batch:
 def _detach_worker() -> None:
     """In a worker: Ctrl-C goes to the whole terminal group, but only the parent decides (it kills
     the workers); SIGTERM kills at once; and the worker dies with its parent."""
-    import signal
-
-    from ilp_pyramid.backends.process import die_with_parent
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
