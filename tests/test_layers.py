@@ -102,6 +102,11 @@ def test_each_rule_catches_the_import_it_forbids(rule, module, imported):
     assert broken({module: {imported}}, applies, forbidden) == [f"{module} imports {imported}"]
 
 
+def test_every_module_is_read():
+    assert "ilp_pyramid.backends.base" in MODULES["ilp_pyramid.backends.mip"]
+    assert len(MODULES) > 40 and "ilp_pyramid.formats.mipfile" in MODULES
+
+
 # --- import cycles ------------------------------------------------------------------------
 # The import graph has one edge per module an import statement names, inside functions too
 # (a lazy import delays a cycle, it does not remove it):
@@ -222,8 +227,3 @@ def test_import_edges_follow_the_rule(tmp_path):
     # The package importing its submodule, and the submodule taking a name from the package
     # inside a function: a cycle.
     assert cycles(graph) == ["pkg.sub (line 1) -> pkg.sub.mod (line 3) -> pkg.sub"]
-
-
-def test_every_module_is_read():
-    assert "ilp_pyramid.backends.base" in MODULES["ilp_pyramid.backends.mip"]
-    assert len(MODULES) > 40 and "ilp_pyramid.formats.mipfile" in MODULES
