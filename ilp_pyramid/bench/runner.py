@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ilp_pyramid.backends.process import die_with_parent, kill_group
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.process import kill_group
 
 POLL_SECONDS = 0.05
 
@@ -49,8 +50,7 @@ def run_process(argv: Sequence[str], kill_after: float,
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         fork_kb = _rss_kb(Path("/proc/self"))
         start = time.perf_counter()
-        child = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                 start_new_session=True, preexec_fn=die_with_parent)
+        child = process.start(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         killed, peak_kb = False, 0
         try:
             # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.
