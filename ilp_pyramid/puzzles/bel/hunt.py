@@ -32,7 +32,6 @@ from ilp_pyramid.cli_common import (
     Seed,
     cap_to_cores,
     console,
-    cores,
     err_console,
     fail,
     finite_seconds,
@@ -40,6 +39,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.formats.fileio import append_line, read_text, write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.parsing import load_json
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 

@@ -17,7 +17,6 @@ from ilp_pyramid.cli_common import (
     TimeLimit,
     cap_to_cores,
     console,
-    cores,
     err_console,
     fail,
     print_json,
@@ -25,6 +24,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
