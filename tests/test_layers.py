@@ -117,7 +117,9 @@ def test_every_module_is_read():
 #   any other, and a submodule importing a name from its package is an edge back: together
 #   a cycle. The parents Python runs before a submodule (a and a.b before a.b.c) are no edges:
 #   they are finished or being finished by then, and counting them would make every
-#   package that re-exports a submodule a cycle with it.
+#   package that re-exports a submodule a cycle with it;
+# - an import under `if TYPE_CHECKING:` is no edge: it never runs, it names a type for the
+#   annotations (which `from __future__ import annotations` leaves unevaluated).
 # Only the package's own modules are nodes.
 
 
@@ -129,7 +131,7 @@ def import_edges(path: Path, known: set[str], root: Path = PACKAGE) -> dict[str,
     if path.name != "__init__.py":
         package = package[:-1]
     out: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in _run_time_nodes(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -145,6 +147,19 @@ def import_edges(path: Path, known: set[str], root: Path = PACKAGE) -> dict[str,
             if target in known and (target not in out or node.lineno < out[target]):
                 out[target] = node.lineno
     return out
+
+
+def _run_time_nodes(tree: ast.AST):
+    """Every node of `tree` except the bodies of `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING",
+                                                                    "typing.TYPE_CHECKING"):
+            todo += node.orelse
+            continue
+        todo += ast.iter_child_nodes(node)
 
 
 PATHS = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
@@ -213,7 +228,9 @@ def test_import_edges_follow_the_rule(tmp_path):
                        "def f():\n"
                        "    from pkg.sub import NAME\n"
                        "    import pkg.other\n"),
-        "sub/mod2.py": "",
+        "sub/mod2.py": ("from typing import TYPE_CHECKING\n"
+                        "if TYPE_CHECKING:\n"
+                        "    from pkg.sub import NAME\n"),
         "other.py": "import json\n",
     }
     for name, text in files.items():
