@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -12,7 +11,8 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.errors import one_line
+from ilp_pyramid.errors import InputError, one_line
+from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json
 
 console = Console(highlight=False)
@@ -33,14 +33,6 @@ def finite_seconds(param: typer.CallbackParam, value: float | None) -> float | N
         raise typer.BadParameter(f"{value} is not a number of seconds between 0 and "
                                  f"{MAX_SECONDS:.0f}", param=param)
     return value
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
 
 
 def cap_to_cores(param: typer.CallbackParam, value: int | None) -> int | None:
@@ -138,7 +130,6 @@ Parsed = TypeVar("Parsed")
 
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import read_text
 
     try:
@@ -167,7 +158,6 @@ def write_output(path: Path | None, text: str | None) -> None:
     be written (full disk, no permission) is one line and exit 2, and the work is not lost."""
     if path is None or text is None:
         return
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import write_atomic
 
     try:

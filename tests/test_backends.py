@@ -118,3 +118,12 @@ def test_sat_reports_elapsed(monkeypatch):
     sat.solve(build_cnf(4).formula.clauses, "cadical153",
               SolveOptions(time_limit=1.0, progress=seen.append))
     assert len(seen) >= 2 and all(set(p) == {"elapsed"} for p in seen)
+
+
+def test_the_status_document_lists_every_status_once():
+    # backends/base.py cites docs/status.md for the vocabulary: the table must be Status.
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "status.md").read_text()
+    assert re.findall(r"^\| `(\w+)`", text, re.MULTILINE) == [s.value for s in Status]

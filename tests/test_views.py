@@ -6,7 +6,7 @@ import numpy as np
 import pulp
 import pytest
 
-from ilp_pyramid.backends import base
+from ilp_pyramid.backends.base import Result, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import (
@@ -186,7 +186,7 @@ def test_parse_errors_are_input_errors():
 def test_timeout_exits_3_without_an_answer(cli, monkeypatch):
     from ilp_pyramid.backends import mip
 
-    monkeypatch.setattr(mip, "solve", lambda *a, **k: base.SolveResult("highs", base.TIMEOUT, 1.0))
+    monkeypatch.setattr(mip, "solve", lambda *a, **k: Result("highs", Status.TIMEOUT, 1.0))
     result = cli("views", "solve", "--puzzle", "347177")
     assert result.code == 3
     assert "timeout" in result.out and "answer:" not in result.out
@@ -200,7 +200,7 @@ def test_unproved_incumbent_is_settled_by_the_branch_and_bound(monkeypatch):
     views = seed_views(347177)
     every = {cell_var_name(x, y, z): 1.0 for z, y, x in np.argwhere(views.candidates())}
     monkeypatch.setattr(mip, "solve",
-                        lambda *a, **k: base.SolveResult("highs", base.FEASIBLE, 1.0, every))
+                        lambda *a, **k: Result("highs", Status.FEASIBLE, 1.0, every))
     outcome = solve.run(views, check=False)
     assert outcome.status == solve.SOLVED and outcome.proved_by == "branch and bound"
     assert outcome.cubes == 18 and verify_answer(views.bits(), outcome.bits).valid

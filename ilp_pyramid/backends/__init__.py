@@ -23,12 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ilp_pyramid.backends.base import Result, SolveOptions
+from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions
 from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.errors import InputError
-
-DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
-CPSAT = "cpsat"
 
 
 @dataclass(frozen=True)

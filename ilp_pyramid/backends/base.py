@@ -30,6 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+# Solver names that are no MIP and no python-sat solver, known to every backend module.
+DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
+CPSAT = "cpsat"
+
 
 class Status(StrEnum):
     """A run's outcome; a str, so it prints and serialises to JSON as its value."""
@@ -41,14 +45,6 @@ class Status(StrEnum):
     INTERRUPTED = "interrupted"
     ERROR = "error"
 
-
-# Names older callers use; they are the Status members themselves.
-OPTIMAL = Status.SOLVED
-FEASIBLE = Status.FEASIBLE
-INFEASIBLE = Status.INFEASIBLE
-TIMEOUT = Status.TIMEOUT
-INTERRUPTED = Status.INTERRUPTED
-ERROR = Status.ERROR
 
 # A progress callback gets a small dict: always "elapsed" (seconds); MIP solvers add
 # "incumbent" (best objective found, None before the first), "bound" and "nodes".
@@ -82,5 +78,3 @@ class Result:
     def has_solution(self) -> bool:
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
-
-SolveResult = Result  # the name before the one contract

@@ -76,8 +76,9 @@ def available() -> bool:
 
 def require() -> None:
     """InputError (exit 2) naming the extra to install when OR-Tools is missing."""
-    if not available():
-        raise InputError("solver cpsat needs OR-Tools: pip install 'ilp-pyramid[cpsat]'")
+    from ilp_pyramid.extras import need  # here: the small SAT solves load this module
+
+    need("ortools")
 
 
 _WORKER = """

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions, Status
 
 if TYPE_CHECKING:  # PuLP and OR-Tools' model load only on the path that needs them
     import pulp
@@ -139,17 +139,17 @@ def solve(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
     `seconds` counts the lowering and the solve, not the loading of the solver's library
     (as Dancing Links' clock starts after numba is loaded).
     """
-    from ilp_pyramid import backends
-
-    if solver == backends.DLX:
+    if solver == DLX:
         return _dlx(form, options)
-    if solver == backends.CPSAT:
+    if solver == CPSAT:
         start = time.perf_counter()
         from ilp_pyramid.backends import cpsat
 
         result = cpsat.solve_model(to_bool(form), options)
         return _with_rows(result, form, start)
-    if backends.accepts("mip", solver):
+    from ilp_pyramid.backends.mip import MIP_SOLVERS
+
+    if solver in MIP_SOLVERS:
         return _mip(form, solver, options)
     import ilp_pyramid.cardinality  # noqa: F401 - python-sat loads before the clock starts
     from ilp_pyramid.backends import sat
@@ -193,7 +193,6 @@ def _limit_reached(options: SolveOptions, seconds: float) -> bool:
 
 
 def _dlx(form: ExactCoverForm, options: SolveOptions) -> Result:
-    from ilp_pyramid.backends import DLX
     from ilp_pyramid.backends.exact_cover import ExactCover  # numba: loaded only when used
 
     start = time.perf_counter()

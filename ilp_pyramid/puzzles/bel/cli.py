@@ -29,7 +29,6 @@ from ilp_pyramid.cli_common import (
     err_console,
     fail,
     like,
-    load_input,
     print_json,
     report_written,
     solve_options,
@@ -43,7 +42,14 @@ from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.auto import RACE_FROM
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
-from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.puzzles.bel.pictures import (
+    CubesCsvOpt,
+    CubesOpt,
+    HtmlOpt,
+    Pictures,
+    PngOpt,
+    load_solution,
+)
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
@@ -300,12 +306,6 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
     if outcome.solution is None:
         raise typer.Exit(EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION)
     write_output(output, outcome.solution.to_drawing())
-
-
-def load_solution(path: Path) -> BelSolution:
-    from ilp_pyramid.puzzles.bel.cubes import parse_any  # the build list CSV too
-
-    return load_input(path, parse_any)
 
 
 def verify(

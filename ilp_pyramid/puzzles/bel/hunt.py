@@ -40,6 +40,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.formats.fileio import append_line, read_text, write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.parsing import load_json
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 
@@ -415,8 +416,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     cluster = client = stop = None
     moves = 0
     if scheduler is None:
-        cores = os.cpu_count() or 1
-        jobs = min(jobs or cores, cores)  # one search per core at most on this machine
+        jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
         check_limits(jobs)
     output = ClusterOutput(state_dir / LOG_FILE)
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.

@@ -23,7 +23,6 @@ from pathlib import Path
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
 
-NAMED_BOARDS = ("triangle", "rectangle", "pyramid5", "pyramid4")
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build
 _PYRAMID = re.compile(r"^pyramid([0-9]{1,18})$")  # int() of 5000 digits raises
 

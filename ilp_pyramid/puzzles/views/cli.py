@@ -30,6 +30,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
@@ -260,7 +261,7 @@ def battery(
     check_solver(solver)
     if start + count > BATTERY_SIZE:
         fail(f"--start {start} --count {count} runs past seed {BATTERY_SIZE - 1:06}")
-    jobs = jobs or bat.default_jobs()
+    jobs = jobs or cores()
     columns = (TextColumn("{task.description}"), BarColumn(),
                TextColumn("{task.completed:,}/{task.total:,}"), TimeElapsedColumn(),
                TimeRemainingColumn())
