@@ -1,3 +1,80 @@
-"""Cube-and-pyramid puzzles as integer programs, solved by MIP and SAT solvers."""
+"""Cube-and-pyramid puzzles as integer programs, solved by MIP and SAT solvers.
+
+The Python API (docs/api.md): a puzzle by name, its instances, its models in each form, one
+`solve` for every solver, the independent check, and pictures.
+
+    >>> import ilp_pyramid
+    >>> bel = ilp_pyramid.puzzle("bel")
+    >>> result = ilp_pyramid.solve(bel, bel.instance(3), solver="kissat")
+    >>> result.status
+    <Status.SOLVED: 'solved'>
+
+Importing the package loads no solver, no PuLP and no plotting: the names below are looked
+up on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.base import SolveOptions, Status
+    from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Puzzle, Result, solve
+
+# name -> module that defines it; loaded on first access (PEP 562).
+_LAZY = {
+    "solve": "ilp_pyramid.protocol",
+    "Model": "ilp_pyramid.protocol",
+    "Result": "ilp_pyramid.protocol",
+    "Puzzle": "ilp_pyramid.protocol",
+    "BenchCase": "ilp_pyramid.protocol",
+    "Status": "ilp_pyramid.backends.base",
+    "SolveOptions": "ilp_pyramid.backends.base",
+    "InputError": "ilp_pyramid.errors",
+    "Infeasible": "ilp_pyramid.protocol",
+}
+
+__all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result",
+           "SolveOptions", "Status", "puzzle", "puzzle_names", "solve", "solvers"]
+
+
+def puzzle(name: str) -> Puzzle:
+    """The puzzle called `name` ("bel", "views", "iq", "sudoku-cube", "insanity", ...)."""
+    from ilp_pyramid.puzzles import get
+
+    return get(name)
+
+
+def puzzle_names() -> list[str]:
+    """The names of every puzzle the package has (not `puzzles`: that is the subpackage)."""
+    from ilp_pyramid.puzzles import names
+
+    return names()
+
+
+def solvers() -> list[str]:
+    """Every solver name `solve` takes here (the MIP and SAT solvers, cpsat, dlx)."""
+    from ilp_pyramid import backends
+
+    return [name for name in [*backends.all_solvers(), backends.DLX]
+            if _installed(backends, name)]
+
+
+def _installed(backends, name: str) -> bool:
+    from ilp_pyramid import extras
+
+    need = {"scip": "pyscipopt", "gurobi": "gurobipy", "cpsat": "ortools"}.get(name)
+    return need is None or extras.available(need)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ilp_pyramid' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

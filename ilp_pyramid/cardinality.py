@@ -1,4 +1,5 @@
-"""python-sat's cardinality encoders with the process's own Ctrl-C handling kept.
+"""python-sat's cardinality encoders with the process's own Ctrl-C handling kept, and its
+pseudo-Boolean encoder (`pb_clauses`, the optional extra pb).
 
 Called from the main thread, each pysat.card encoder swaps in a SIGINT handler of its own for
 the length of the C call, and that handler longjmps out of whatever the encoder is doing:
@@ -15,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pysat.card as _card
 from pysat.card import EncType  # noqa: F401 - re-exported with CardEnc
+from pysat.formula import IDPool
 
 _swap = threading.RLock()
 
@@ -57,3 +59,22 @@ class CardEnc(_card.CardEnc):
     def equals(cls, *args, **kwargs):
         with _own_signals():
             return super().equals(*args, **kwargs)
+
+
+def pb_clauses(lits: Sequence[int], weights: Sequence[int], relation: str, bound: int,
+               pool: IDPool) -> list[list[int]]:
+    """Clauses of sum(weights[i] * lits[i]) <relation> bound ("<=", ">=", "=="), by pysat.pb.
+
+    New auxiliary variables come from `pool`. pysat.pb encodes through the optional package
+    pindakaas: without it, InputError (exit 2) with the pip line.
+    """
+    # Loaded here: the small solves that import this module never encode a PB constraint.
+    from ilp_pyramid.extras import need
+
+    need("pindakaas")
+    from pysat.pb import PBEnc
+
+    encode = {"<=": PBEnc.atmost, ">=": PBEnc.atleast, "==": PBEnc.equals}.get(relation)
+    if encode is None:
+        raise ValueError(f"relation must be <=, >= or ==, got {relation!r}")
+    return encode(lits=list(lits), weights=list(weights), bound=bound, vpool=pool).clauses

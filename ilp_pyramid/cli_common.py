@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -11,8 +11,9 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.errors import one_line
-from ilp_pyramid.output import print_json  # noqa: F401 - the commands import it from here
+from ilp_pyramid.errors import InputError, one_line
+from ilp_pyramid.machine import cores
+from ilp_pyramid.output import print_json
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -32,14 +33,6 @@ def finite_seconds(param: typer.CallbackParam, value: float | None) -> float | N
         raise typer.BadParameter(f"{value} is not a number of seconds between 0 and "
                                  f"{MAX_SECONDS:.0f}", param=param)
     return value
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
 
 
 def cap_to_cores(param: typer.CallbackParam, value: int | None) -> int | None:
@@ -72,12 +65,46 @@ def available_memory() -> int | None:
     return None
 
 
+# The option vocabulary: one spelling, one short flag, one type and one meaning per option
+# across every command (docs/cli.md is the table; tests/test_cli_vocabulary.py keeps it so).
+# A command that needs its own default or help text takes a copy through `like`.
 TimeLimit = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
                          help="Wall-clock limit in seconds.")
 Threads = typer.Option(None, "--threads", min=1, callback=cap_to_cores,
                        help="Solver threads (default: solver's own; at most the cores).")
 Seed = typer.Option(None, "--seed", min=0, help="Random seed passed to the solver.")
 Json = typer.Option(False, "--json", help="Print one JSON object instead of text.")
+Jobs = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
+                    help="Worker processes (default: one per core; at most the cores).")
+Output = typer.Option(None, "--output", "-o", help="File to write (.gz: gzip).")
+Format = typer.Option(None, "--format", "-f", help="lp | mps (default: from the file name).")
+Solver = typer.Option(None, "--solver", "-s", help="The solver.")
+Verbose = typer.Option(False, "--verbose", "-v", help="Show the solver's log (on stderr).")
+
+
+def like(option: Any, **changes: Any) -> Any:
+    """A copy of a shared option with its own default, help or show_default: the spelling,
+    short flag, type and checks stay those of the vocabulary."""
+    copied = copy.copy(option)
+    for name, value in changes.items():
+        if not hasattr(copied, name) or name in ("param_decls", "callback", "min", "max"):
+            raise TypeError(f"like() changes defaults and help only, not {name!r}")
+        setattr(copied, name, value)
+    return copied
+
+
+def solver_names(*families: str) -> str:
+    """'highs | cbc | ...' for help texts, from the backends' registries (a solver added
+    there shows in every help at once). Families: mip, sat, cpsat, dlx."""
+    from ilp_pyramid.backends import CPSAT, DLX
+    from ilp_pyramid.backends.mip import MIP_SOLVERS
+    from ilp_pyramid.backends.sat import ALIASES, SAT_SOLVERS
+
+    # The SAT registry itself, not sat.solver_names(): that asks python-sat which of them
+    # are built, an import a help text should not cost.
+    names = {"mip": list(MIP_SOLVERS), "sat": list(ALIASES) + list(SAT_SOLVERS),
+             "cpsat": [CPSAT], "dlx": [DLX]}
+    return " | ".join(name for family in families for name in names[family])
 
 
 def solve_options(time_limit: float | None, threads: int | None, seed: int | None,
@@ -103,7 +130,6 @@ Parsed = TypeVar("Parsed")
 
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import read_text
 
     try:
@@ -116,12 +142,22 @@ def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
         fail(f"{path}: {exc}")
 
 
+def report_written(data: dict, json_out: bool) -> None:
+    """What an export prints: `data` as JSON, or one line naming the file and the model's
+    size (its "variables" and its "constraints" or "clauses")."""
+    if json_out:
+        print_json(data)
+        return
+    rows = "clauses" if "clauses" in data else "constraints"
+    console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
+                  markup=False, soft_wrap=True)
+
+
 def write_output(path: Path | None, text: str | None) -> None:
     """Write a command's result to its -o file once it has been printed: a file that cannot
     be written (full disk, no permission) is one line and exit 2, and the work is not lost."""
     if path is None or text is None:
         return
-    from ilp_pyramid.errors import InputError
     from ilp_pyramid.formats.fileio import write_atomic
 
     try:

@@ -16,26 +16,30 @@ from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Json,
+    Output,
+    Seed,
+    Solver,
     TimeLimit,
     console,
     fail,
+    like,
     load_input,
     print_json,
+    solver_names,
 )
 
 
 def solve_cnf(
     cnf_file: Path = typer.Argument(..., help="DIMACS CNF file (.cnf, or .cnf.gz)."),
-    solver: str = typer.Option("kissat", "--solver", "-s",
-                               help="A SAT solver of python-sat (see `solve --help`)."),
-    seed: int = typer.Option(0, "--seed", min=0,
-                             help="Shuffle the clauses and their literals with this seed "
-                                  "(0: as in the file). CDCL solvers are deterministic: the "
-                                  "order is what makes a repeat a new sample."),
+    solver: str = like(Solver, default="kissat",
+                       help=f"A SAT solver of python-sat: {solver_names('sat')}."),
+    seed: int = like(Seed, default=0,
+                     help="Shuffle the clauses and their literals with this seed (0: as in "
+                          "the file). CDCL solvers are deterministic: the order is what makes "
+                          "a repeat a new sample."),
     time_limit: float = TimeLimit,
-    certificate: Path = typer.Option(None, "--certificate", "-o",
-                                     help="Write the model as 's'/'v' lines (the SAT "
-                                          "competition format)."),
+    output: Path = like(Output, help="Write the model as 's'/'v' lines (the SAT competition "
+                                     "format)."),
     json_out: bool = Json,
 ) -> None:
     """Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model checked
@@ -67,8 +71,8 @@ def solve_cnf(
               "solve_seconds": round(result.seconds, 3)}
     if result.status == Status.SOLVED:
         _check(clauses, result.model, cnf_file)
-        if certificate is not None:
-            _write_certificate(certificate, result.model)
+        if output is not None:
+            _write_certificate(output, result.model)
     elif result.message:
         report["message"] = result.message
     if json_out:

@@ -23,6 +23,8 @@ EXTRAS = {
     "kociemba": ("sudoku", "finding the Sudoku Cube's face turns"),
     "ortools": ("cpsat", "OR-Tools CP-SAT"),
     "pindakaas": ("pb", "a pseudo-Boolean encoding"),
+    "pyscipopt": ("scip", "the SCIP solver"),
+    "gurobipy": ("gurobi", "the Gurobi solver"),
 }
 
 

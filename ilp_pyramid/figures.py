@@ -40,3 +40,14 @@ def save(path: Path, content: str | bytes) -> None:
         write_atomic(path, content)
     except OSError as exc:
         fail(f"cannot write {path}: {exc.strerror}")
+
+
+def svg_text(fig) -> str:
+    """The figure as SVG text, trimmed to what is drawn; the figure is closed."""
+    plt = pyplot()
+    buffer = io.StringIO()
+    try:
+        fig.savefig(buffer, format="svg", bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    return buffer.getvalue()

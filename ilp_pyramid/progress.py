@@ -9,6 +9,7 @@ they are.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from typing import Any
@@ -91,7 +92,5 @@ class LiveStatus:
 
 def with_progress(options: Any, callback: Any) -> Any:
     """`options` with its `progress` callback set, where the backend's SolveOptions has one."""
-    import dataclasses
-
     names = {f.name for f in dataclasses.fields(options)}
     return dataclasses.replace(options, progress=callback) if "progress" in names else options

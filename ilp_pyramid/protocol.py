@@ -31,6 +31,12 @@ from ilp_pyramid.errors import InputError
 FORMS = ("mip", "cnf", "exact_cover", "bool")
 
 
+class Infeasible(Exception):
+    """Raised by `Puzzle.model` when the instance has no solution and the puzzle can say why
+    without a solver (views that no placement shows, digits that cannot make six faces):
+    `solve` answers `infeasible` with the message as its detail."""
+
+
 @dataclass
 class Model:
     """One instance as one solver form, and the way back from the solver's answer.
@@ -76,25 +82,51 @@ class Result:
     seconds: float
     solution: Any = None
     detail: str = ""
-    backend: BackendResult | None = None
+    backend: BackendResult | None = None  # the solver's own answer (values, literals, rows)
+    instance: Any = field(default=None, repr=False)
+    puzzle_object: Any = field(default=None, repr=False)  # draws the solution in a notebook
 
     @property
     def solved(self) -> bool:
         return self.status is Status.SOLVED
+
+    def render(self, fmt: str = "text") -> str | bytes:
+        """The solution drawn by its puzzle ("text", "svg", "png" where the puzzle draws)."""
+        if self.solution is None or self.puzzle_object is None:
+            raise InputError(f"no solution to draw ({self.status})")
+        return self.puzzle_object.render(self.instance, self.solution, fmt)
 
     def to_json(self) -> dict:
         return {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
                 "form": self.form, "seconds": round(self.seconds, 4),
                 **({"detail": self.detail} if self.detail else {})}
 
-    def _repr_html_(self) -> str:
-        import html
-
+    def __str__(self) -> str:
         text = f"{self.puzzle}: {self.status} by {self.solver} ({self.form}) in " \
                f"{self.seconds:.3f} s"
-        if self.detail:
-            text += f" - {self.detail}"
-        return f"<p>{html.escape(text)}</p>"
+        return f"{text} - {self.detail}" if self.detail else text
+
+    def _repr_html_(self) -> str:
+        """A notebook shows the status line and the solution's picture (SVG, else text)."""
+        import html
+
+        out = f"<p>{html.escape(str(self))}</p>"
+        if self.solution is None or self.puzzle_object is None:
+            return out
+        try:
+            return out + str(self.render("svg"))
+        except (InputError, ValueError, ImportError):  # a puzzle that draws no SVG
+            return out + f"<pre>{html.escape(str(self.render('text')))}</pre>"
+
+    def _repr_png_(self) -> bytes | None:
+        """The solution as PNG where the puzzle draws one (the `pictures` extra), else None."""
+        if self.solution is None or self.puzzle_object is None:
+            return None
+        try:
+            picture = self.render("png")
+        except (InputError, ValueError, ImportError):
+            return None
+        return picture if isinstance(picture, bytes) else None
 
 
 @runtime_checkable
@@ -115,7 +147,8 @@ class Puzzle(Protocol):
         """The instance `solve` takes when given none (InputError if there is none)."""
 
     def model(self, instance: Any, form: str) -> Model:
-        """`instance` as a solver form of kind `form` (one of `forms`)."""
+        """`instance` as a solver form of kind `form` (one of `forms`); `Infeasible` when
+        the puzzle proves, without a solver, that the instance has no solution."""
 
     def verify(self, instance: Any, solution: Any) -> list[str]:
         """Why `solution` does not solve `instance`, by independent code; [] when it does."""
@@ -144,35 +177,46 @@ def pick_form(puzzle: Puzzle, solver: str) -> str:
 
 
 def solve(puzzle: Puzzle, instance: Any, solver: str = "highs",
-          options: SolveOptions | None = None, form: str | None = None) -> Result:
-    """Solve one instance: build the form the solver takes, solve, decode, verify.
+          options: SolveOptions | None = None, form: str | None = None,
+          model: Model | None = None) -> Result:
+    """Solve one instance: build the form the solver takes (or take `model`, one built
+    with `puzzle.model` and changed by the caller), solve, decode, verify.
 
     A solution the independent checker rejects is an `error` result, never a solution.
     """
     from ilp_pyramid import backends
 
     options = options or SolveOptions()
-    form = form or pick_form(puzzle, solver)
+    form = model.kind if model is not None else form or pick_form(puzzle, solver)
     start = time.perf_counter()
-    model = puzzle.model(instance, form)
+    try:
+        model = model or puzzle.model(instance, form)
+    except Infeasible as exc:
+        return Result(puzzle.name, Status.INFEASIBLE, solver, form,
+                      time.perf_counter() - start, detail=str(exc), instance=instance,
+                      puzzle_object=puzzle)
     answer = backends.solve(model.form, solver, options)
     seconds = time.perf_counter() - start
+    done = {"backend": answer, "instance": instance, "puzzle_object": puzzle}
     if not answer.has_solution:
         return Result(puzzle.name, answer.status, solver, form, seconds, detail=answer.message,
-                      backend=answer)
-    solution = model.decode(answer)
+                      **done)
+    try:
+        solution = model.decode(answer)
+    except InputError as exc:  # the solver's answer, not the user's input, is at fault
+        return Result(puzzle.name, Status.ERROR, solver, form, seconds,
+                      detail=f"the solver's answer does not decode: {exc}", **done)
     problems = puzzle.verify(instance, solution)
     if problems:
         return Result(puzzle.name, Status.ERROR, solver, form, seconds,
                       detail="the solver's answer fails the check: " + "; ".join(problems[:3]),
-                      backend=answer)
+                      **done)
     # A limit that stopped the proof of optimality: a puzzle that asks for the optimum
     # (`optimizes`) has no answer yet, a feasibility puzzle has its solution.
     status = Status.SOLVED
     if answer.status is Status.FEASIBLE and getattr(puzzle, "optimizes", False):
         status = Status.TIMEOUT
-    return Result(puzzle.name, status, solver, form, seconds, solution=solution,
-                  backend=answer)
+    return Result(puzzle.name, status, solver, form, seconds, solution=solution, **done)
 
 
 def bench_cases(puzzle: Puzzle, sizes: Sequence[int] | None = None) -> list[BenchCase]:

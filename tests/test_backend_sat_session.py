@@ -11,6 +11,7 @@ import pytest
 from pysat.examples.genhard import PHP
 
 from ilp_pyramid.backends import sat
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import SolverError
 
 
@@ -18,12 +19,12 @@ def test_session_answers_under_assumptions_and_keeps_the_solver():
     clauses = [[1, 2], [-1, -2], [2, 3]]
     with sat.SatSession(clauses) as session:
         result = session.solve([1])
-        assert result.status == sat.OPTIMAL and result.model[:3] == [1, -2, 3]
-        assert session.solve([1, 2]).status == sat.INFEASIBLE
+        assert result.status == Status.SOLVED and result.model[:3] == [1, -2, 3]
+        assert session.solve([1, 2]).status == Status.INFEASIBLE
         # the assumptions held for one call only
-        assert session.solve([2], phases=[-3]).status == sat.OPTIMAL
+        assert session.solve([2], phases=[-3]).status == Status.SOLVED
         session.add_clause([-3])
-        assert session.solve([1]).status == sat.INFEASIBLE
+        assert session.solve([1]).status == Status.INFEASIBLE
 
 
 def test_session_keeps_the_time_limit_on_a_hard_instance():
@@ -31,7 +32,7 @@ def test_session_keeps_the_time_limit_on_a_hard_instance():
     with sat.SatSession(hard) as session:
         start = time.perf_counter()
         result = session.solve(time_limit=0.3)
-        assert result.status == sat.TIMEOUT
+        assert result.status == Status.TIMEOUT
         assert time.perf_counter() - start < 2.0
 
 

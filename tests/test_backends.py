@@ -8,7 +8,7 @@ import pulp
 import pytest
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import cbc, cpsat, highs, mip, sat
+from ilp_pyramid.backends import cbc, cpsat, highs, lowering, mip, sat
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
@@ -33,7 +33,8 @@ def test_one_door_dispatches_on_the_form():
 
 
 @pytest.mark.parametrize(("form", "solver"), [
-    ([[1]], "highs"), (backends.ExactCoverForm(KNUTH, 7), "kissat"), ("not a model", "highs")])
+    ([[1]], "highs"), ([[1]], "dlx"), (cpsat.BoolModel(1, [[1]]), "kissat"),
+    ("not a model", "highs")])
 def test_a_form_the_solver_cannot_take_is_bad_input(form, solver):
     with pytest.raises(InputError):
         backends.solve(form, solver)
@@ -55,7 +56,7 @@ def test_status_is_one_vocabulary_that_prints_as_its_word():
 
 
 def test_bool_model_form():
-    model = cpsat.exact_cover_model(KNUTH, 6, 1)
+    model = lowering.to_bool(backends.ExactCoverForm(KNUTH, 6, 1))
     assert model.num_vars == 6 and len(model.exactly_one) == 6
     assert model.linear == [([2, 5, 6], [1, 1, 1], "<=", 1)]  # item 6 is secondary
     named = cpsat.BoolModel()
@@ -117,3 +118,12 @@ def test_sat_reports_elapsed(monkeypatch):
     sat.solve(build_cnf(4).formula.clauses, "cadical153",
               SolveOptions(time_limit=1.0, progress=seen.append))
     assert len(seen) >= 2 and all(set(p) == {"elapsed"} for p in seen)
+
+
+def test_the_status_document_lists_every_status_once():
+    # backends/base.py cites docs/status.md for the vocabulary: the table must be Status.
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "status.md").read_text()
+    assert re.findall(r"^\| `(\w+)`", text, re.MULTILINE) == [s.value for s in Status]

@@ -58,14 +58,31 @@ def test_info_prints_sizes_without_computing_the_group(cli, monkeypatch):
     assert data["cells"] == 455
 
 
-def test_iq_export_takes_output_option_and_positional(cli, tmp_path):
+def test_iq_export_takes_the_output_option_only(cli, tmp_path):
     by_option, by_position = tmp_path / "a.lp", tmp_path / "b.lp"
     result = cli("iq", "export", "triangle", "-o", by_option, "--json")
     assert result.code == 0 and json.loads(result.out)["path"] == str(by_option)
-    assert cli("iq", "export", "triangle", by_position).code == 0
-    assert by_option.read_text() == by_position.read_text()
+    assert cli("iq", "export", "triangle", by_position).code == 2
+    assert not by_position.exists()
     missing = cli("iq", "export", "triangle")
-    assert missing.code == 2 and "-o/--output" in missing.err
+    assert missing.code == 2 and "'--output'" in missing.err
+
+
+def test_every_puzzle_exports_with_format_and_json(cli, tmp_path):
+    cube = tmp_path / "cube.txt"
+    assert cli("sudoku-cube", "generate", "--seed", 4, "-o", cube).code == 0
+    exports = {"bel": ["export", 2], "iq": ["iq", "export", "triangle"],
+               "views": ["views", "export", "--puzzle", "347177"],
+               "sudoku-cube": ["sudoku-cube", "export", cube]}
+    for name, args in exports.items():
+        # -f/--format names the format whatever the file is called.
+        path = tmp_path / f"{name}.model"
+        result = cli(*args, "-o", path, "-f", "mps", "--json")
+        assert result.code == 0, (name, result.err)
+        data = json.loads(result.out)
+        assert data["path"] == str(path) and data["format"] == "mps", name
+        assert data["variables"] > 0 and data["constraints"] > 0, name
+        assert path.read_text().startswith(("*", "NAME")), name
 
 
 def test_bel_export_json(cli, tmp_path):

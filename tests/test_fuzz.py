@@ -430,9 +430,9 @@ def test_fuzz_views_specs(workdir, examples):
     def check(case):
         kind, value, n = case
         if kind == "spec":
-            args = ["views", "export", value, "-o", out] + ([] if n is None else ["--n", n])
+            args = ["views", "export", value, "-o", out] + ([] if n is None else ["--size", n])
         elif kind == "seed":
-            args = ["views", "export", "--seed", value, "-o", out]
+            args = ["views", "export", "--puzzle", value, "-o", out]
         else:
             top, front, side = value
             args = ["views", "export", "--top", top, "--front", front, "--side", side, "-o", out]

@@ -14,7 +14,7 @@ from ilp_pyramid.puzzles.iq.given import read_given
 from ilp_pyramid.puzzles.iq.model import build_instance
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, load_pieces
 from ilp_pyramid.puzzles.iq.placements import all_placements, piece_placements
-from ilp_pyramid.puzzles.iq.solve import NO_SOLUTION, SOLVED, solve_instance
+from ilp_pyramid.puzzles.iq.solve import INFEASIBLE, SOLVED, solve_instance
 from ilp_pyramid.verify.iq import verify_filling
 
 OPTIONS = SolveOptions(time_limit=60)
@@ -110,8 +110,8 @@ def test_small_pyramids_have_no_filling():
     # pyramid3 also guards the HiGHS presolve "solve error" that must not read as a timeout.
     for n in (1, 2, 3):
         instance = build_instance(pyramid(n), STANDARD_PIECES)
-        assert solve_instance(instance, "dlx", OPTIONS).status == NO_SOLUTION
-        assert solve_instance(instance, "highs", OPTIONS).status == NO_SOLUTION
+        assert solve_instance(instance, "dlx", OPTIONS).status == INFEASIBLE
+        assert solve_instance(instance, "highs", OPTIONS).status == INFEASIBLE
 
 
 def test_five_given_triangle_is_completed_and_ilp_agrees_with_exact_cover(fixtures):
@@ -139,7 +139,7 @@ def test_isolated_cell_means_no_solution_for_every_backend(fixtures, board_name,
     given = read_given(str(fixtures / "iq" / fixture), board, STANDARD_PIECES)
     instance = build_instance(board, STANDARD_PIECES, given)
     for solver in ("dlx", "highs", "sat"):
-        assert solve_instance(instance, solver, OPTIONS).status == NO_SOLUTION, solver
+        assert solve_instance(instance, solver, OPTIONS).status == INFEASIBLE, solver
     assert count_solutions(instance).solutions == 0
 
 

@@ -85,7 +85,7 @@ def test_count_challenge_text(cli, fixtures):
 @pytest.mark.parametrize("fmt", ["lp", "mps"])
 def test_export(cli, tmp_path, fmt):
     out = tmp_path / f"tri.{fmt}"
-    result = cli("iq", "export", "triangle", str(out), "--json")
+    result = cli("iq", "export", "triangle", "-o", str(out), "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert data["constraints"] == 55 + 12  # one per cell, one per piece
@@ -148,14 +148,15 @@ def test_default_engine_is_auto_dlx_and_named(cli):
     assert (chosen["solver"], chosen["engine"]) == ("kissat", "kissat")
 
 
-def test_export_takes_output_option_or_argument(cli, tmp_path):
+def test_export_writes_to_the_output_option_only(cli, tmp_path):
     by_option = tmp_path / "a.lp"
     result = cli("iq", "export", "pyramid4", "-o", str(by_option), "--json")
     assert result.code == 0, result.err
     assert json.loads(result.out)["path"] == str(by_option)
+    # 0.1.0's positional OUTPUT is gone: the error asks for -o/--output, nothing is written.
     by_argument = tmp_path / "b.lp"
-    assert cli("iq", "export", "pyramid4", str(by_argument)).code == 0
-    assert by_option.read_text() == by_argument.read_text()
-    assert "two output files" in one_line_error(
-        cli("iq", "export", "pyramid4", str(by_argument), "-o", str(tmp_path / "c.lp")))
-    assert "missing" in one_line_error(cli("iq", "export", "pyramid4"))
+    assert "'--output'" in one_line_error(cli("iq", "export", "pyramid4", str(by_argument)))
+    assert not by_argument.exists()
+    assert "unexpected extra argument" in one_line_error(
+        cli("iq", "export", "pyramid4", str(by_argument), "-o", str(tmp_path / "c.lp"))).lower()
+    assert not by_argument.exists() and not (tmp_path / "c.lp").exists()

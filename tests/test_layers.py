@@ -13,8 +13,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ilp_pyramid"
 SOLVER_LIBRARIES = ("highspy", "pysat.solvers", "ortools", "ilp_pyramid.backends")
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -115,3 +115,142 @@ def test_the_bench_may_ask_the_registry():
 def test_every_module_is_read():
     assert "ilp_pyramid.backends.base" in MODULES["ilp_pyramid.backends.mip"]
     assert len(MODULES) > 40 and "ilp_pyramid.formats.mipfile" in MODULES
+
+
+# --- import cycles ------------------------------------------------------------------------
+# The import graph has one edge per module an import statement names, inside functions too
+# (a lazy import delays a cycle, it does not remove it):
+# - `import a.b` and `from a.b import c` (c not a module) are edges to a.b;
+# - `from a.b import c` where a.b.c is a module is an edge to a.b.c alone (the name is the
+#   module, and the package a.b is only the way to it);
+# - a package's own `__init__` importing its submodule is an edge package -> submodule like
+#   any other, and a submodule importing a name from its package is an edge back: together
+#   a cycle. The parents Python runs before a submodule (a and a.b before a.b.c) are no edges:
+#   they are finished or being finished by then, and counting them would make every
+#   package that re-exports a submodule a cycle with it;
+# - an import under `if TYPE_CHECKING:` is no edge: it never runs, it names a type for the
+#   annotations (which `from __future__ import annotations` leaves unevaluated).
+# Only the package's own modules are nodes.
+
+
+def import_edges(path: Path, known: set[str], root: Path = PACKAGE) -> dict[str, int]:
+    """The package's modules (`known`) that `path` imports, each with the line of its first
+    import."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    out: dict[str, int] = {}
+    for node in _run_time_nodes(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                prefix = package[:len(package) - node.level + 1]
+                base = ".".join(prefix + ([base] if base else []))
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            if target in known and (target not in out or node.lineno < out[target]):
+                out[target] = node.lineno
+    return out
+
+
+def _run_time_nodes(tree: ast.AST):
+    """Every node of `tree` except the bodies of `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING",
+                                                                    "typing.TYPE_CHECKING"):
+            todo += node.orelse
+            continue
+        todo += ast.iter_child_nodes(node)
+
+
+PATHS = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+GRAPH = {name: import_edges(path, set(PATHS)) for name, path in PATHS.items()}
+
+
+def _path(graph: dict[str, dict[str, int]], start: str, goal: str) -> list[str] | None:
+    """A shortest import path start -> ... -> goal (breadth first), or None."""
+    before = {start: start}
+    todo = [start]
+    while todo:
+        later = []
+        for node in todo:
+            for after in sorted(graph.get(node, {})):
+                if after == goal:
+                    path = [goal, node]
+                    while path[-1] != start:
+                        path.append(before[path[-1]])
+                    return path[::-1]
+                if after not in before:
+                    before[after] = node
+                    later.append(after)
+        todo = later
+    return None
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Every import edge that lies on a cycle, as the shortest cycle through it, written
+    `a (line 3) -> b (line 7) -> a` (a imports b on its line 3, ...); each cycle once."""
+    found = {}
+    for module in sorted(graph):
+        for imported in sorted(graph[module]):
+            back = _path(graph, imported, module) if imported != module else [module]
+            if back is None:
+                continue
+            loop = [module, *back]
+            # One spelling per cycle: start at its smallest module.
+            ring = loop[:-1]
+            first = ring.index(min(ring))
+            ring = ring[first:] + ring[:first]
+            found[tuple(ring)] = " -> ".join(
+                f"{a} (line {graph[a][b]})" for a, b in zip(ring, ring[1:] + ring[:1], strict=True)
+            ) + f" -> {ring[0]}"
+    return sorted(found.values())
+
+
+def test_no_import_cycle():
+    assert cycles(GRAPH) == []
+
+
+def test_the_cycle_finder_reports_each_cycle_as_a_path():
+    graph = {"p.a": {"p.b": 3}, "p.b": {"p.c": 5, "p.a": 9}, "p.c": {"p.a": 2},
+             "p.d": {"p.a": 1}}
+    assert cycles(graph) == ["p.a (line 3) -> p.b (line 5) -> p.c (line 2) -> p.a",
+                             "p.a (line 3) -> p.b (line 9) -> p.a"]
+    assert cycles({"p.a": {"p.a": 4}}) == ["p.a (line 4) -> p.a"]
+    assert cycles({"p.a": {"p.b": 1}, "p.b": {}}) == []
+
+
+def test_import_edges_follow_the_rule(tmp_path):
+    root = tmp_path / "pkg"
+    files = {
+        "__init__.py": "",
+        "sub/__init__.py": "from pkg.sub import mod\n",
+        "sub/mod.py": ("from . import mod2\n"
+                       "def f():\n"
+                       "    from pkg.sub import NAME\n"
+                       "    import pkg.other\n"),
+        "sub/mod2.py": ("from typing import TYPE_CHECKING\n"
+                        "if TYPE_CHECKING:\n"
+                        "    from pkg.sub import NAME\n"),
+        "other.py": "import json\n",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    paths = {module_name(root / name, root): root / name for name in files}
+    graph = {name: import_edges(path, set(paths), root) for name, path in paths.items()}
+    assert graph == {"pkg": {}, "pkg.sub": {"pkg.sub.mod": 1},
+                     "pkg.sub.mod": {"pkg.sub.mod2": 1, "pkg.sub": 3, "pkg.other": 4},
+                     "pkg.sub.mod2": {}, "pkg.other": {}}
+    # The package importing its submodule, and the submodule taking a name from the package
+    # inside a function: a cycle.
+    assert cycles(graph) == ["pkg.sub (line 1) -> pkg.sub.mod (line 3) -> pkg.sub"]

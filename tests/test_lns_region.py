@@ -20,7 +20,7 @@ from ilp_pyramid.puzzles.bel.lns.region import (
     conflict_lines,
     region_lines,
 )
-from ilp_pyramid.puzzles.bel.lns.repair import IMPOSSIBLE, SOLVED
+from ilp_pyramid.puzzles.bel.lns.repair import INFEASIBLE, SOLVED
 from ilp_pyramid.puzzles.bel.lns.search import random_labels
 from ilp_pyramid.puzzles.bel.solution import parse_drawing
 from ilp_pyramid.verify.bel import verify_solution
@@ -80,7 +80,7 @@ def test_region_repair_returns_a_verified_solution(fixtures, n):
     repairer.close()
 
 
-def test_a_region_that_cannot_be_repaired_is_impossible():
+def test_a_region_that_cannot_be_repaired_is_infeasible():
     # a random N=4 labelling: its conflict lines alone cannot fix everything, some conflicting
     # cube lies in cells whose lines are all kept... unless every line is a conflict line, so
     # free only one conflict line
@@ -88,7 +88,7 @@ def test_a_region_that_cannot_be_repaired_is_impossible():
     assert conflicts_of(4, labels) > 3
     repairer = RegionRepairer(4)
     result = repairer.repair(labels, conflict_lines(4, labels)[:1], time_limit=30)
-    assert result.status == IMPOSSIBLE
+    assert result.status == INFEASIBLE
     repairer.close()
 
 
@@ -96,7 +96,7 @@ def test_neighbourhood_grows_after_fast_answers(fixtures):
     labels = swapped(known(fixtures, 4), 4, pairs=1, seed=4)
     hood = RegionNeighbourhood(4, extra=0)
     result = hood.attempt(labels, np.random.default_rng(0), time_limit=30)
-    assert result.status in (SOLVED, IMPOSSIBLE)
+    assert result.status in (SOLVED, INFEASIBLE)
     assert hood.extra == 2
     hood.close()
 

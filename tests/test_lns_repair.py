@@ -5,6 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ilp_pyramid.backends import lowering, sat
+from ilp_pyramid.backends.base import Result, Status
+from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import (
     FAMILY_CODE,
     arrays,
@@ -13,11 +16,9 @@ from ilp_pyramid.puzzles.bel.lns.arrays import (
     solution_to_labels,
 )
 from ilp_pyramid.puzzles.bel.lns.repair import (
-    IMPOSSIBLE,
+    INFEASIBLE,
     REPAIRS,
     SOLVED,
-    cover_cnf,
-    cover_mip,
     cover_problem,
     repair,
 )
@@ -75,7 +76,7 @@ def test_backends_agree_when_no_repair_exists():
     labels = random_labels(4, np.random.default_rng(5))
     statuses = {method: repair(4, labels, "Z", method, time_limit=60).status
                 for method in REPAIRS}
-    assert set(statuses.values()) == {IMPOSSIBLE}, statuses
+    assert set(statuses.values()) == {INFEASIBLE}, statuses
 
 
 def test_cover_problem_has_one_option_per_line_and_allowed_label(fixtures):
@@ -97,8 +98,25 @@ def test_cover_problem_has_one_option_per_line_and_allowed_label(fixtures):
 
 def test_models_have_the_expected_size(fixtures):
     problem = cover_problem(4, known(fixtures, 4), "Z")
-    model, variables = cover_mip(problem)
-    assert len(variables) == len(problem.rows)
-    assert model.numConstraints() == problem.num_items
-    clauses = cover_cnf(problem)
+    lowered = lowering.to_mip(problem.form())
+    assert len(lowered.variables) == len(problem.rows)
+    assert lowered.problem.numConstraints() == problem.num_items
+    assert lowered.variables[0].name.startswith("o_Z_")
+    clauses = lowering.to_cnf(problem.form())
     assert all(clause for clause in clauses)
+
+
+@pytest.mark.parametrize("small", [True, False])
+def test_a_solver_error_is_an_error_not_an_infeasible_cover(fixtures, monkeypatch, small):
+    """A SAT solver that fails (in this process for small covers, in a child for large ones)
+    makes the repair `error` with the solver's message: the cover was not proved infeasible."""
+    def broken(*args, **kwargs):
+        return Result("kissat", Status.ERROR, 0.0, message="the solver gave no answer")
+
+    monkeypatch.setattr(sat, "solve_in_process", broken)
+    monkeypatch.setattr(sat, "solve", broken)
+    monkeypatch.setattr(repairs, "INLINE_OPTIONS", 10**9 if small else 0)
+    near = scrambled(4, known(fixtures, 4), "Z", count=8, seed=4)
+    result = repair(4, near, "Z", "sat", time_limit=60)
+    assert result.status == Status.ERROR and result.labels is None
+    assert "no answer" in result.message

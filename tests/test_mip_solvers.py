@@ -131,7 +131,7 @@ def test_a_missing_extra_is_bad_input_naming_it(cli, monkeypatch, solver):
     monkeypatch.setitem(sys.modules, module, None)  # import now raises ImportError
     result = cli("solve", 2, "--solver", solver, "--json")
     assert result.code == 2 and result.out == ""
-    assert f'pip install "ilp-pyramid[{solver}]"' in result.err
+    assert f"pip install 'ilp-pyramid[{solver}]'" in result.err
     assert len(result.err.strip().splitlines()) == 1
 
 

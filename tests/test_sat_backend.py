@@ -8,7 +8,7 @@ import pytest
 
 from ilp_pyramid import backends
 from ilp_pyramid.backends import sat
-from ilp_pyramid.backends.base import ERROR, INFEASIBLE, OPTIMAL, TIMEOUT, SolveOptions
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
 from tests.proctools import live_children
@@ -30,10 +30,10 @@ def test_names_and_aliases():
 @pytest.mark.parametrize("solver", ["kissat", "cadical", "cadical153", "glucose4", "minisat22"])
 def test_sat_and_unsat_answers(solver):
     found = sat.solve([[1, 2], [-1], [2, 3]], solver)
-    assert found.status == OPTIMAL and found.has_solution
+    assert found.status == Status.SOLVED and found.has_solution
     assert -1 in found.model and 2 in found.model
     refused = sat.solve([[1], [-1, 2], [-2]], solver)
-    assert refused.status == INFEASIBLE and not refused.has_solution
+    assert refused.status == Status.INFEASIBLE and not refused.has_solution
 
 
 def test_shuffled_clauses_keep_the_formula():
@@ -43,7 +43,7 @@ def test_shuffled_clauses_keep_the_formula():
     assert sorted(sorted(c) for c in again) == sorted(sorted(c) for c in clauses)
     assert sat.shuffled(clauses, None) is clauses and sat.shuffled(clauses, 0) is clauses
     result = sat.solve(clauses, "cadical", SolveOptions(seed=5))
-    assert result.status == OPTIMAL
+    assert result.status == Status.SOLVED
 
 
 def test_time_limit_kills_the_solver():
@@ -54,7 +54,7 @@ def test_time_limit_kills_the_solver():
     before = live_children(os.getpid())
     start = time.perf_counter()
     result = sat.solve(clauses, "cadical153", SolveOptions(time_limit=0.3))
-    assert result.status == TIMEOUT and not result.model
+    assert result.status == Status.TIMEOUT and not result.model
     assert "0.3 s" in result.message
     assert time.perf_counter() - start < 10
     assert not live_children(os.getpid()) - before
@@ -67,7 +67,7 @@ def _die(name, clauses, options, sender):
 def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
     monkeypatch.setattr(sat, "_child", _die)
     result = sat.solve([[1]], "kissat")
-    assert result.status == ERROR and not result.has_solution
+    assert result.status == Status.ERROR and not result.has_solution
     assert "killed by SIGKILL" in result.message
 
 
@@ -82,7 +82,7 @@ def test_cpsat_solves_or_says_what_to_install():
     cnf = build_cnf(2)
     result = sat.solve(cnf.formula.clauses, "cpsat", SolveOptions(time_limit=60, threads=1,
                                                                   seed=1))
-    assert result.status == OPTIMAL
+    assert result.status == Status.SOLVED
     from ilp_pyramid.verify.bel import verify_solution
 
     assert verify_solution(cnf.decode(result.model)).valid

@@ -194,20 +194,20 @@ def test_minisat_style_result_file_reads_back(cli, tmp_path, exported):
 
 def test_a_model_that_does_not_verify_is_never_printed(cli, monkeypatch):
     """A (buggy) solver answer that breaks the puzzle is refused in one line, exit 1."""
-    from ilp_pyramid.backends.base import OPTIMAL, SolveResult
+    from ilp_pyramid.backends.base import Result, Status
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
     cnf = build_cnf(2)
     all_zero = [cnf.line_var(i, label) * (1 if label == 0 else -1)
                 for i in range(len(cnf.pyramid.lines)) for label in range(3)]
-    monkeypatch.setattr(sat, "solve", lambda *a, **k: SolveResult("kissat", OPTIMAL, 0.1,
-                                                                   model=all_zero))
+    monkeypatch.setattr(sat, "solve", lambda *a, **k: Result("kissat", Status.SOLVED, 0.1,
+                                                              model=all_zero))
     result = cli("solve", 2, "--solver", "kissat")
     assert result.code == 1
     assert "does not verify" in result.err and len(result.err.strip().splitlines()) == 1
     assert "+---" not in result.out
-    monkeypatch.setattr(sat, "solve", lambda *a, **k: SolveResult("kissat", OPTIMAL, 0.1,
-                                                                   model=[-v for v in
-                                                                          range(1, 200)]))
+    monkeypatch.setattr(sat, "solve", lambda *a, **k: Result("kissat", Status.SOLVED, 0.1,
+                                                              model=[-v for v in
+                                                                     range(1, 200)]))
     result = cli("solve", 2, "--solver", "kissat", "--json")
     assert result.code == 1 and "does not decode" in result.err and not result.out

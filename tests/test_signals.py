@@ -125,7 +125,7 @@ def test_views_battery_stops_its_pool(tmp_path, signum):
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_hunt_stops_its_dask_workers_and_keeps_its_state(tmp_path, signum):
     state = tmp_path / "state"
-    child = start(["hunt", "6", "--state-dir", str(state), "--jobs", "2", "--minutes", "1"],
+    child = start(["hunt", "6", "--state-dir", str(state), "--jobs", "2", "--time-limit", "60"],
                   tmp_path)
     wait_until(lambda: (state / "best.json").exists(), 60)
     time.sleep(1.0)

@@ -121,3 +121,20 @@ def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
     # Typer, not one command module: no solver library, no numba, no plotting.
     assert not {"numba", "numpy", "PuLP", "matplotlib", "python-sat"} & third
     assert not any(name.startswith("ilp_pyramid.puzzles.") for name in ours)
+
+
+HEAVY = ("pulp", "highspy", "numba", "numpy", "pysat", "ortools", "matplotlib", "plotly",
+         "typer", "rich", "networkx")
+
+
+def test_importing_the_package_and_its_puzzles_loads_no_solver_and_no_plotting():
+    code = ("import json, sys, ilp_pyramid\n"
+            "for name in ilp_pyramid.puzzle_names():\n"
+            "    ilp_pyramid.puzzle(name)\n"
+            "ilp_pyramid.solve, ilp_pyramid.Status\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = {name.split(".")[0] for name in json.loads(done.stdout)}
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))

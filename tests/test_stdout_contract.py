@@ -67,8 +67,9 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
                "30", "--results", "{tmp}/bench.jsonl", "--json"], SOLVED),
     ("bench report", ["{tmp}/bench-fixture.jsonl", "--json"], SOLVED),
     ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
-    *[("views solve", ["--seed", "347177", "--solver", s, "--json"], mip_codes(s))
+    *[("views solve", ["--puzzle", "347177", "--solver", s, "--json"], mip_codes(s))
       for s in MIP_SOLVERS],
+    ("views export", ["--puzzle", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
     ("views battery", ["--count", "300", "--jobs", "2", "--json"], SOLVED),
     *[("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1", "--solver", s,
                          "--json"], mip_codes(s)) for s in MIP_SOLVERS],
@@ -85,6 +86,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     *[("sudoku-cube solve", ["{tmp}/cube.txt", "--solver", s, "--json"], mip_codes(s))
       for s in MIP_SOLVERS],
     ("sudoku-cube apply", ["{tmp}/cube.txt", "R U", "--json"], SOLVED),
+    ("sudoku-cube export", ["{tmp}/cube.txt", "-o", "{tmp}/cube.lp", "--json"], SOLVED),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"],
        mip_codes(s) + ((1,) if s == "gurobi" else ())) for s in MIP_SOLVERS],
@@ -165,7 +167,7 @@ def test_json_output_of_a_real_process_is_one_object(workdir, command, args, cod
 
 @pytest.mark.parametrize("args", [
     ["solve", "2", "--solver", "highs"],
-    ["views", "solve", "--seed", "347177"],
+    ["views", "solve", "--puzzle", "347177"],
     ["iq", "solve", "pyramid4", "--solver", "highs"],
 ])
 def test_text_output_carries_no_solver_banner(workdir, args):

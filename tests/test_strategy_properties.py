@@ -25,7 +25,7 @@ import pytest
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-from ilp_pyramid.backends.base import INFEASIBLE, OPTIMAL, SolveOptions
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.mip import solve as mip_solve
 from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import pyramid
@@ -76,8 +76,8 @@ class MipRule:
             if fixed is not None:
                 fixed.lowBound = fixed.upBound = 1 if labels[line] == label else 0
         result = mip_solve(problem, "highs", SolveOptions(time_limit=60))
-        assert result.status in (OPTIMAL, INFEASIBLE), result.status
-        return result.status == OPTIMAL
+        assert result.status in (Status.SOLVED, Status.INFEASIBLE), result.status
+        return result.status == Status.SOLVED
 
 
 def compile_mip(n: int, rule: Rule) -> MipRule:

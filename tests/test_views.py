@@ -6,7 +6,7 @@ import numpy as np
 import pulp
 import pytest
 
-from ilp_pyramid.backends import base
+from ilp_pyramid.backends.base import Result, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import (
@@ -78,14 +78,14 @@ def test_mirrored_side_view_is_unsolvable():
 
 @pytest.mark.parametrize("seed", ["000000", "000001"])
 def test_spec_unsolvable_examples(cli, seed):
-    result, data = solve_json(cli, "--seed", seed)
+    result, data = solve_json(cli, "--puzzle", seed)
     assert result.code == 1
     assert data["solvable"] is False and data["cubes"] is None and data["bits"] is None
     assert verify_unsolvable(seed_views(int(seed)).bits()).valid
 
 
 def test_spec_solvable_example_000157(cli):
-    result, data = solve_json(cli, "--seed", "000157")
+    result, data = solve_json(cli, "--puzzle", "000157")
     assert result.code == 0, result.err
     assert data["solvable"] is True and data["proved_by"] == "mip"
     assert verify_answer(parse_spec("fe88e8f9b499").bits(), data["bits"]).valid
@@ -100,7 +100,7 @@ def test_spec_347177_needs_18_from_rows_and_from_seed(cli):
     assert data["cubes"] == 18
     assert verify_answer(seed_views(347177).bits(), data["bits"]).valid
     assert ["".join(row) for row in data["layers"][0]] == list(data["layers"][0])
-    result, data = solve_json(cli, "--seed", "347177", "--solver", "cbc")
+    result, data = solve_json(cli, "--puzzle", "347177", "--solver", "cbc")
     assert result.code == 0, result.err
     assert data["cubes"] == 18 and data["solver"] == "cbc"
 
@@ -117,7 +117,7 @@ def test_original_challenge_examples(cli):
 
 
 def test_text_output_shows_views_layers_cubes_answer(cli):
-    result = cli("views", "solve", "--seed", "347177")
+    result = cli("views", "solve", "--puzzle", "347177")
     assert result.code == 0, result.err
     out = result.out
     for text in ("top", "front", "side", "z=0", "z=3", "cubes: 18", "answer: ", "verified"):
@@ -161,9 +161,9 @@ def test_n8_hex_needs_n_when_it_looks_like_bits():
       "--side", "x.x.,xxxx,xxxx,x.xx"], "row 2"),
     (["--top", "xx..,xxxx,xxxx,xx.x"], "go together"),
     (["--top", "ab,cd", "--front", "xx,xx", "--side", "xx,xx"], "unexpected 'a'"),
-    (["--seed", "12a"], "seed"),
-    (["--seed", "1234567"], "seed"),
-    (["fe88e8f9b499", "--seed", "1"], "only one way"),
+    (["--puzzle", "12a"], "seed"),
+    (["--puzzle", "1234567"], "seed"),
+    (["fe88e8f9b499", "--puzzle", "1"], "only one way"),
     ([], "give the views"),
     (["fe88e8f9b499", "--solver", "xpress"], "unknown solver"),
 ])
@@ -186,8 +186,8 @@ def test_parse_errors_are_input_errors():
 def test_timeout_exits_3_without_an_answer(cli, monkeypatch):
     from ilp_pyramid.backends import mip
 
-    monkeypatch.setattr(mip, "solve", lambda *a, **k: base.SolveResult("highs", base.TIMEOUT, 1.0))
-    result = cli("views", "solve", "--seed", "347177")
+    monkeypatch.setattr(mip, "solve", lambda *a, **k: Result("highs", Status.TIMEOUT, 1.0))
+    result = cli("views", "solve", "--puzzle", "347177")
     assert result.code == 3
     assert "timeout" in result.out and "answer:" not in result.out
 
@@ -200,7 +200,7 @@ def test_unproved_incumbent_is_settled_by_the_branch_and_bound(monkeypatch):
     views = seed_views(347177)
     every = {cell_var_name(x, y, z): 1.0 for z, y, x in np.argwhere(views.candidates())}
     monkeypatch.setattr(mip, "solve",
-                        lambda *a, **k: base.SolveResult("highs", base.FEASIBLE, 1.0, every))
+                        lambda *a, **k: Result("highs", Status.FEASIBLE, 1.0, every))
     outcome = solve.run(views, check=False)
     assert outcome.status == solve.SOLVED and outcome.proved_by == "branch and bound"
     assert outcome.cubes == 18 and verify_answer(views.bits(), outcome.bits).valid
@@ -211,7 +211,7 @@ def test_unproved_incumbent_is_settled_by_the_branch_and_bound(monkeypatch):
 @pytest.mark.parametrize("suffix", ["lp", "mps"])
 def test_export_round_trips_through_a_solver(cli, tmp_path, suffix):
     path = tmp_path / f"v.{suffix}"
-    result = cli("views", "export", "--seed", "347177", "-o", path)
+    result = cli("views", "export", "--puzzle", "347177", "-o", path)
     assert result.code == 0, result.err
     assert "42 variables" in result.out
     if suffix == "mps":

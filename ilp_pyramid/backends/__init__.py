@@ -6,7 +6,9 @@ The form says what kind of model it is, and with it which solvers can take it:
 |---------------------------------------|---------------------------------------------|
 | `pulp.LpProblem`                      | `mip.MIP_REGISTRY`: highs, cbc, scip, gurobi |
 | CNF: a list of clauses or a pysat CNF | python-sat's solvers (`sat.py`), cpsat      |
-| `ExactCoverForm` (rows and items)     | dlx (`exact_cover.py`), cpsat               |
+| `ExactCoverForm` (rows and items)     | every solver: dlx natively (`exact_cover.py`), |
+|                                       | the others through its one lowering         |
+|                                       | (`lowering.py`: PuLP problem, CNF, BoolModel) |
 | `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
 
 Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, the time limit
@@ -18,33 +20,51 @@ its form and calls `solve`; it never asks which family a solver belongs to.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions
 from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.errors import InputError
-
-DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
-CPSAT = "cpsat"
 
 
 @dataclass(frozen=True)
 class ExactCoverForm:
     """Choose rows so that every primary item is in exactly one chosen row and every
-    secondary item (numbered after the primary ones) in at most one."""
+    secondary item (numbered after the primary ones) in at most one.
+
+    Every solver takes it; the answer is `Result.rows`, the chosen rows. The names are
+    optional and only for people reading a lowered model (an exported LP keeps them as
+    variable and constraint names): `row_names[r]`, `item_names[i]`, the model's `name`.
+
+        >>> from ilp_pyramid import backends
+        >>> form = backends.ExactCoverForm([[0, 1], [1, 2], [2]], num_primary=3)
+        >>> sorted(backends.solve(form, "highs").rows), sorted(backends.solve(form, "dlx").rows)
+        ([0, 2], [0, 2])
+    """
 
     rows: Sequence[Sequence[int]]
     num_primary: int
     num_secondary: int = 0
+    row_names: Sequence[str] | None = None
+    item_names: Sequence[str] | None = None
+    name: str = "exact_cover"
+
+    @property
+    def num_items(self) -> int:
+        return self.num_primary + self.num_secondary
+
+    def uncovered(self) -> list[int]:
+        """The primary items no row holds: when there are any, no cover exists."""
+        held = {item for row in self.rows for item in row}
+        return [item for item in range(self.num_primary) if item not in held]
 
 
 def kind(solver: str) -> str:
     """'mip' or 'sat' for a known MIP or SAT solver name; ValueError otherwise.
 
-    For callers that pick a model form by solver family (bench, the LNS repairs); puzzles
-    that build forms call `solve` and `accepts` instead.
+    For the bench, which groups its records by family; puzzles pick a form with
+    `forms_for` (or `protocol.pick_form`) instead.
     """
     if solver in MIP_SOLVERS:
         return "mip"
@@ -65,8 +85,8 @@ def accepts(form_kind: str, solver: str) -> bool:
     """Whether `solver` takes forms of kind 'mip', 'cnf', 'exact_cover' or 'bool'."""
     if form_kind == "mip":
         return solver in MIP_SOLVERS
-    if form_kind == "exact_cover":
-        return solver in (DLX, CPSAT)
+    if form_kind == "exact_cover":  # natively (dlx) or through lowering.py
+        return solver == DLX or accepts("mip", solver) or accepts("cnf", solver)
     if form_kind == "bool":
         return solver == CPSAT
     from ilp_pyramid.backends import sat
@@ -75,13 +95,50 @@ def accepts(form_kind: str, solver: str) -> bool:
 
 
 def forms_for(solver: str) -> tuple[str, ...]:
-    """The model forms `solver` takes, best first ('mip', 'cnf', 'exact_cover', 'bool');
-    InputError for an unknown solver. A puzzle builds the first of them it has."""
+    """The model forms `solver` takes, best first: its native form(s) ('bool', 'mip' or
+    'cnf'), then 'exact_cover', which every solver takes (lowered to the native form);
+    InputError for an unknown solver. A puzzle builds the first of them it has.
+
+        >>> from ilp_pyramid import backends
+        >>> backends.forms_for("highs"), backends.forms_for("dlx")
+        (('mip', 'exact_cover'), ('exact_cover',))
+    """
     order = [kind for kind in ("bool", "mip", "cnf", "exact_cover") if accepts(kind, solver)]
     if not order:
         raise InputError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())}, "
                          f"{DLX})")
     return tuple(order)
+
+
+def first_form(solver: str, forms: Sequence[str], owner: str = "the model") -> str:
+    """The first of `solver`'s forms (`forms_for`) among `forms`, the forms a model comes in;
+    InputError for an unknown solver or one that takes none of them (`owner` names the
+    model in the message). `protocol.pick_form` for callers without a Puzzle object.
+
+        >>> from ilp_pyramid import backends
+        >>> backends.first_form("cpsat", ("mip", "cnf"))
+        'cnf'
+    """
+    takes = forms_for(solver)
+    for form in takes:
+        if form in forms:
+            return form
+    raise InputError(f"{owner} has no form {solver!r} takes ({solver} takes {', '.join(takes)}; "
+                     f"{owner} comes as {', '.join(forms)})")
+
+
+def require(solver: str) -> None:
+    """InputError (exit 2) for an unknown solver, or one whose optional library is missing
+    (the message names the extra to install)."""
+    forms_for(solver)
+    if solver in MIP_SOLVERS:
+        from ilp_pyramid.backends import mip
+
+        mip.require(solver)
+    elif solver == CPSAT:
+        from ilp_pyramid.backends import cpsat
+
+        cpsat.require()
 
 
 def form_kind(form: object) -> str:
@@ -133,25 +190,6 @@ def _solve(form: object, what: str, solver: str, options: SolveOptions) -> Resul
 
 
 def _solve_exact_cover(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
-    if solver == CPSAT:
-        from ilp_pyramid.backends import cpsat
+    from ilp_pyramid.backends import lowering
 
-        result = cpsat.solve_model(
-            cpsat.exact_cover_model(form.rows, form.num_primary, form.num_secondary), options)
-        result.rows = [lit - 1 for lit in result.model if 0 < lit <= len(form.rows)]
-        return result
-    from ilp_pyramid.backends.exact_cover import ExactCover  # numba: loaded only when used
-
-    start = time.perf_counter()
-    if not form.rows:
-        status = Status.SOLVED if form.num_primary == 0 else Status.INFEASIBLE
-        return Result(DLX, status, 0.0)
-    found = ExactCover(form.rows, form.num_primary, form.num_secondary).solve(
-        limit=1, time_limit=options.time_limit)
-    seconds = time.perf_counter() - start
-    if found.solutions:
-        return Result(DLX, Status.SOLVED, seconds, rows=list(found.solutions[0]))
-    if found.exhausted:
-        return Result(DLX, Status.INFEASIBLE, seconds)
-    return Result(DLX, Status.TIMEOUT, seconds,
-                  message=f"no answer within {options.time_limit} s")
+    return lowering.solve(form, solver, options)

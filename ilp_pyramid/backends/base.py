@@ -15,9 +15,10 @@ One status vocabulary, `Status`, is used by every backend, every puzzle runner a
 - `infeasible`  proved: no solution exists. Why, when a puzzle knows more, goes in a separate
                 `reason` / `detail` field (e.g. Sudoku Cube's `no_grid`, views' `unsolvable`).
 - `timeout`     the time limit passed without a solution.
-- `interrupted` SIGINT/SIGTERM stopped the run. Backends do not return it: they stop their
-                solver and children and raise `errors.Interrupted`; it appears in records that
-                are written on the way out (bench, hunt).
+- `interrupted` SIGINT/SIGTERM, or a caller's stop request (the LNS search's `should_stop`),
+                stopped the run. Backends do not return it: they stop their solver and
+                children and raise `errors.Interrupted`; it appears in records that are
+                written on the way out (bench, hunt).
 - `error`       the solver failed, crashed or answered something unusable.
 
 Exit codes follow from it: solved 0, infeasible 1, timeout 3, interrupted 130/143, error 1.
@@ -28,6 +29,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+
+# Solver names that are no MIP and no python-sat solver, known to every backend module.
+DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
+CPSAT = "cpsat"
 
 
 class Status(StrEnum):
@@ -40,14 +45,6 @@ class Status(StrEnum):
     INTERRUPTED = "interrupted"
     ERROR = "error"
 
-
-# Names older callers use; they are the Status members themselves.
-OPTIMAL = Status.SOLVED
-FEASIBLE = Status.FEASIBLE
-INFEASIBLE = Status.INFEASIBLE
-TIMEOUT = Status.TIMEOUT
-INTERRUPTED = Status.INTERRUPTED
-ERROR = Status.ERROR
 
 # A progress callback gets a small dict: always "elapsed" (seconds); MIP solvers add
 # "incumbent" (best objective found, None before the first), "bound" and "nodes".
@@ -81,5 +78,3 @@ class Result:
     def has_solution(self) -> bool:
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
-
-SolveResult = Result  # the name before the one contract

@@ -3,8 +3,9 @@
 `BoolModel` is a small neutral Boolean model, the constraints CP-SAT takes directly: Boolean
 variables numbered 1..num_vars as in DIMACS, clauses, exactly-one groups and linear
 constraints over literals. CNF clauses (`solve_clauses`, the path `--solver cpsat` of the SAT
-models) are a BoolModel with clauses only; an exact-cover puzzle gives one exactly-one group
-per item, which CP-SAT propagates natively instead of through a cardinality encoding.
+models) are a BoolModel with clauses only; the exact-cover form is lowered to one
+exactly-one group per item (`lowering.to_bool`), which CP-SAT propagates natively instead of
+through a cardinality encoding.
 
 CP-SAT runs in a fresh interpreter: OR-Tools and highspy ship clashing HiGHS symbols and
 cannot live in one process (importing either after the other fails), and this process has
@@ -75,8 +76,9 @@ def available() -> bool:
 
 def require() -> None:
     """InputError (exit 2) naming the extra to install when OR-Tools is missing."""
-    if not available():
-        raise InputError("solver cpsat needs OR-Tools: pip install 'ilp-pyramid[cpsat]'")
+    from ilp_pyramid.extras import need  # here: the small SAT solves load this module
+
+    need("ortools")
 
 
 _WORKER = """
@@ -174,19 +176,3 @@ def solve_model(model: BoolModel, options: SolveOptions | None = None) -> Result
     return Result(NAME, Status.TIMEOUT, seconds,
                   message=f"no answer within {limit:g} s" if limit else "no answer")
 
-
-def exact_cover_model(rows: Sequence[Sequence[int]], num_primary: int,
-                      num_secondary: int = 0) -> BoolModel:
-    """The exact-cover form as a BoolModel: variable r+1 = row r chosen; every primary item
-    in exactly one chosen row, every secondary item in at most one."""
-    model = BoolModel(num_vars=len(rows))
-    by_item: list[list[int]] = [[] for _ in range(num_primary + num_secondary)]
-    for r, row in enumerate(rows):
-        for item in row:
-            by_item[item].append(r + 1)
-    for item, lits in enumerate(by_item):
-        if item < num_primary:
-            model.exactly_one.append(lits)
-        elif len(lits) > 1:
-            model.add_linear(lits, [1] * len(lits), "<=", 1)
-    return model

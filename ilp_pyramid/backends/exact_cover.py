@@ -41,13 +41,16 @@ nothing inside the hot loop and are kept to within ~0.1 s.
 from __future__ import annotations
 
 import multiprocessing
-import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
+
+from ilp_pyramid.backends.process import die_with_parent
+from ilp_pyramid.machine import cores
 
 __all__ = [
     "CountResult",
@@ -545,10 +548,6 @@ class _Batch:
 def _detach_worker() -> None:
     """In a worker: Ctrl-C goes to the whole terminal group, but only the parent decides (it kills
     the workers); SIGTERM kills at once; and the worker dies with its parent."""
-    import signal
-
-    from ilp_pyramid.backends.process import die_with_parent
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
@@ -625,7 +624,7 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     if collect and summarise is None:
         summarise, on_part = np.asarray, found.append  # batches arrive stacked already
     prefixes = problem.split(auto_depth(problem, jobs) if depth is None else depth)
-    jobs = max(1, min(jobs, len(prefixes), os.cpu_count() or 1))  # never more than the cores
+    jobs = max(1, min(jobs, len(prefixes), cores()))  # never more than the cores
     tally = _Tally(len(prefixes), on_part, progress)
     if progress is not None:
         progress(0, len(prefixes))

@@ -21,24 +21,15 @@ import pulp
 from ilp_pyramid.backends import inprocess, process
 from ilp_pyramid.backends.base import Progress, SolveOptions
 from ilp_pyramid.errors import InputError, Interrupted
+from ilp_pyramid.extras import need
 
-EXTRA = "gurobi"  # pip install "ilp-pyramid[gurobi]"
 SIZE_LIMIT_EXCEEDED = 10010  # GRB.Error.SIZE_LIMIT_EXCEEDED
 SIZE_LIMIT = 2000  # variables and constraints the size-limited licence allows
 
 
-def available() -> bool:
-    try:
-        import gurobipy  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def require() -> None:
     """InputError (exit 2) naming the extra when gurobipy is not installed."""
-    if not available():
-        raise InputError(f'--solver gurobi needs gurobipy: pip install "ilp-pyramid[{EXTRA}]"')
+    need("gurobipy")
 
 
 class InterruptibleGurobi(pulp.GUROBI):

@@ -26,8 +26,6 @@ from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
-OPTIMAL, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
-
 # python-sat's own names, roughly fastest first on Bel N=4 (measured: docs/sat.md).
 SAT_SOLVERS = (
     "kissat404",
@@ -112,24 +110,24 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
             child.start()
             sender.close()
             if not _wait(receiver, start, options):
-                return Result(solver, TIMEOUT, time.perf_counter() - start,
+                return Result(solver, Status.TIMEOUT, time.perf_counter() - start,
                               message=f"no answer within {options.time_limit:g} s; solver "
                                       f"stopped")
             try:
                 outcome, payload = receiver.recv()
             except EOFError:
                 child.join(_KILL_GRACE)
-                return Result(solver, ERROR, time.perf_counter() - start,
+                return Result(solver, Status.ERROR, time.perf_counter() - start,
                               message=_death(child.exitcode))
     finally:
         _stop(child)
         receiver.close()
     seconds = time.perf_counter() - start
     if outcome == "sat":
-        return Result(solver, OPTIMAL, seconds, model=payload)
+        return Result(solver, Status.SOLVED, seconds, model=payload)
     if outcome == "unsat":
-        return Result(solver, INFEASIBLE, seconds)
-    return Result(solver, ERROR, seconds, message=str(payload))
+        return Result(solver, Status.INFEASIBLE, seconds)
+    return Result(solver, Status.ERROR, seconds, message=str(payload))
 
 
 def _wait(receiver, start: float, options: SolveOptions) -> bool:
@@ -177,10 +175,10 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT
         model = engine.get_model() if found else None
     seconds = time.perf_counter() - start
     if found:
-        return Result(solver, OPTIMAL, seconds, model=model)
+        return Result(solver, Status.SOLVED, seconds, model=model)
     if found is False:
-        return Result(solver, INFEASIBLE, seconds)
-    return Result(solver, ERROR, seconds, message="the solver gave no answer")
+        return Result(solver, Status.INFEASIBLE, seconds)
+    return Result(solver, Status.ERROR, seconds, message="the solver gave no answer")
 
 
 def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Sequence[int]]:
@@ -288,7 +286,7 @@ class SatSession:
         with process.interruptible():
             while found is None:
                 if time_limit is not None and time.perf_counter() - start >= time_limit:
-                    return Result(self.name, TIMEOUT, time.perf_counter() - start,
+                    return Result(self.name, Status.TIMEOUT, time.perf_counter() - start,
                                   message=f"no answer within {time_limit:g} s")
                 began = time.perf_counter()
                 engine.conf_budget(self._slice)
@@ -307,8 +305,8 @@ class SatSession:
                                           1_000_000))
         seconds = time.perf_counter() - start
         if found:
-            return Result(self.name, OPTIMAL, seconds, model=engine.get_model())
-        return Result(self.name, INFEASIBLE, seconds)
+            return Result(self.name, Status.SOLVED, seconds, model=engine.get_model())
+        return Result(self.name, Status.INFEASIBLE, seconds)
 
     def close(self) -> None:
         self._engine.delete()

@@ -24,8 +24,8 @@ import pulp
 from ilp_pyramid.backends import inprocess, process
 from ilp_pyramid.backends.base import Progress, SolveOptions
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.extras import need
 
-EXTRA = "scip"  # pip install "ilp-pyramid[scip]"
 # Settings this backend applies unless `extra` overrides them (`emphasis=default` for
 # SCIP's own). SCIP's CP emphasis (no LP, depth-first search, 1-UIP conflicts, restarts)
 # took a median 1.4 s of solve time at N=3 against 10 s with SCIP's defaults (5 seeds,
@@ -35,11 +35,7 @@ DEFAULTS: dict[str, object] = {"emphasis": "cpsolver"}
 
 def require() -> None:
     """InputError (exit 2) naming the extra when PySCIPOpt is not installed."""
-    try:
-        import pyscipopt  # noqa: F401
-    except ImportError:
-        raise InputError(f'--solver scip needs PySCIPOpt: pip install "ilp-pyramid[{EXTRA}]"'
-                         ) from None
+    need("pyscipopt")
 
 
 class InterruptibleSCIP(pulp.SCIP_PY):

@@ -1,10 +1,11 @@
 """`bench --scheduler ADDRESS`: the runs of a bench on a Dask cluster.
 
-Each run is one task; on its worker it is what it is here (session.run_one: its own process
-group, the same hard limit, wall and CPU seconds, peak memory), and its record also names
-the worker's host and address. Records come back as tasks finish and go into the results
-file at once, so --resume works as for a bench on one machine. A run that fails on its
-worker (not the command: the task) is left out with a warning, for --resume to retry.
+Each run is one task; on its worker it is what it is here (the `run_one` the session hands
+over: its own process group, the same hard limit, wall and CPU seconds, peak memory), and its
+record also names the worker's host and address. Records come back as tasks finish and go
+into the results file at once, so --resume works as for a bench on one machine. A run that
+fails on its worker (not the command: the task) is left out with a warning, for --resume to
+retry.
 
 On SIGINT/SIGTERM the waiting tasks are cancelled and the running ones see a Dask Event
 within STOP_POLL and kill their process group; the records already written stay.
@@ -33,14 +34,15 @@ POLL = 0.2  # how often the client looks for finished tasks
 STOP_POLL = 0.5  # how often a running task asks whether the bench was stopped
 CONNECT_TIMEOUT = "20s"
 CLOSE_TIMEOUT = 0.5  # the client's goodbye must fit into the 2 s a signal allows
+# session.run_one, handed over by the session (which imports this module): one run and its
+# record, `stop` asked at every poll.
+RunOne = Callable[..., dict]
 
 
-def run_remote(spec: Spec, kill_after: float, bench_argv: list[str], token: str
-               ) -> dict | None:
+def run_remote(run_one: RunOne, spec: Spec, kill_after: float, bench_argv: list[str],
+               token: str) -> dict | None:
     """On a worker: one run and its record, or None when the bench was stopped."""
     from distributed import Event, get_worker
-
-    from ilp_pyramid.bench.session import run_one
 
     worker = get_worker()
     stop = Event(f"{TOPIC}-stop-{token}")
@@ -64,10 +66,11 @@ def run_remote(spec: Spec, kill_after: float, bench_argv: list[str], token: str
     return record
 
 
-def run_all(pending: Sequence[Spec], kill_after: float, bench_argv: Sequence[str],
-            scheduler: str, take: Callable[[Spec, dict], None],
+def run_all(run_one: RunOne, pending: Sequence[Spec], kill_after: float,
+            bench_argv: Sequence[str], scheduler: str, take: Callable[[Spec, dict], None],
             warn: Callable[[str], None]) -> None:
-    """Send every spec to the cluster at `scheduler`; `take(spec, record)` as each ends."""
+    """Send every spec to the cluster at `scheduler`, to run there by `run_one`;
+    `take(spec, record)` as each ends."""
     from distributed import Client, Event
 
     try:
@@ -76,7 +79,7 @@ def run_all(pending: Sequence[Spec], kill_after: float, bench_argv: Sequence[str
         raise InputError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
     token = uuid.uuid4().hex[:12]
     stop = Event(f"{TOPIC}-stop-{token}", client=client)
-    futures = {client.submit(run_remote, spec, kill_after, list(bench_argv), token,
+    futures = {client.submit(run_remote, run_one, spec, kill_after, list(bench_argv), token,
                              pure=False, key=f"{TOPIC}-{token}-{i}"): spec
                for i, spec in enumerate(pending)}
     try:

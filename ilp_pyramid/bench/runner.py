@@ -10,7 +10,6 @@ descendant it waited for; peak memory from the VmHWM of its processes, sampled a
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -18,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ilp_pyramid.backends.process import die_with_parent
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.process import kill_group
 
 POLL_SECONDS = 0.05
 
@@ -50,8 +50,7 @@ def run_process(argv: Sequence[str], kill_after: float,
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         fork_kb = _rss_kb(Path("/proc/self"))
         start = time.perf_counter()
-        child = subprocess.Popen(list(argv), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                 start_new_session=True, preexec_fn=die_with_parent)
+        child = process.start(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         killed, peak_kb = False, 0
         try:
             # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.
@@ -87,13 +86,6 @@ def run_process(argv: Sequence[str], kill_after: float,
         return Measured(list(argv), round(wall, 3), round(usage.ru_utime + usage.ru_stime, 3),
                         round(peak_kb / 1024, 1), child.returncode, killed, out.read(),
                         err.read())
-
-
-def kill_group(pgid: int) -> None:
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tree_peak_kb(pid: int) -> int:

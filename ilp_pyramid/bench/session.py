@@ -161,7 +161,7 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
 
             progress.update(task, description=f"on {scheduler}")
-            cluster.run_all(pending, kill_after, bench_argv, scheduler, take, warn)
+            cluster.run_all(run_one, pending, kill_after, bench_argv, scheduler, take, warn)
             return
         for spec in pending:
             progress.update(task, description=spec.describe())

@@ -1,7 +1,7 @@
 """DIMACS CNF: clause text out, a SAT solver's certificate back in, and its status words.
 
-Generic over formulas: a puzzle adds its own comment lines (variable maps, headers) around
-`clause_lines` and decodes the literals `parse_certificate` returns.
+Generic over formulas: a puzzle hands `dimacs_text` its own comment lines (variable maps,
+headers) and decodes the literals `parse_certificate` returns.
 """
 
 from __future__ import annotations

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
 
 # name (the CLI group, `ilp_pyramid.puzzle(name)`) -> "module:attribute" of its Puzzle.
 REGISTRY = {
+    "bel": "ilp_pyramid.puzzles.bel.puzzle:PUZZLE",
+    "views": "ilp_pyramid.puzzles.views.puzzle:PUZZLE",
+    "iq": "ilp_pyramid.puzzles.iq.puzzle:PUZZLE",
+    "sudoku-cube": "ilp_pyramid.puzzles.sudoku_cube.puzzle:PUZZLE",
 }
 
 

@@ -17,10 +17,12 @@ import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-# N -> engine. Derived by `measure --key cpu` on the shared 2-core machine (load 9-12;
-# docs/auto_results.json, docs/auto.md): exact solvers while the whole model is small (HiGHS as
-# fast as SAT at N <= 2), the hybrid search from N = 4 on (N = 4: HiGHS repairs within 10%
-# of Kissat's, so the MIP one; N = 5: Kissat repairs, HiGHS repairs timed out at 120 s).
+# N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
+# docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): Kissat on the
+# whole model while it is small (N <= 3: 0.5 s, HiGHS 0.6-4.1 s), the hybrid search from
+# N = 4 on. N = 4: Dancing Links repairs (1.2 s; SAT repairs 1.4 s and HiGHS repairs 1.5 s are
+# past the 10% that counts as a tie). N = 5: Kissat repairs (15 s; Dancing Links and HiGHS
+# repairs did not solve every repeat within the 60 s limit).
 CHOICES: dict[int, str] = {1: "exact:kissat", 2: "exact:kissat", 3: "exact:kissat",
                            4: "lns+dlx", 5: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
@@ -47,12 +49,6 @@ class Engine:
     name: str  # as printed and in --json "engine"
     method: str  # exact | lns
     solver: str  # --method exact: the solver; --method lns: the repair
-
-    @property
-    def uses_mip(self) -> bool:
-        from ilp_pyramid.backends.mip import MIP_SOLVERS
-
-        return self.solver in MIP_SOLVERS or self.solver == "mip"
 
 
 def parse_engine(name: str) -> Engine:

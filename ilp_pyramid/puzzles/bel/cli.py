@@ -14,19 +14,25 @@ from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     EXIT_USAGE,
+    Format,
+    Jobs,
     Json,
+    Output,
     Seed,
+    Solver,
     Threads,
     TimeLimit,
-    cap_to_cores,
+    Verbose,
     check_memory,
     console,
     cores,
     err_console,
     fail,
-    load_input,
+    like,
     print_json,
+    report_written,
     solve_options,
+    solver_names,
     write_output,
 )
 from ilp_pyramid.errors import InputError
@@ -36,19 +42,23 @@ from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.auto import RACE_FROM
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
-from ilp_pyramid.puzzles.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.puzzles.bel.pictures import (
+    CubesCsvOpt,
+    CubesOpt,
+    HtmlOpt,
+    Pictures,
+    PngOpt,
+    load_solution,
+)
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-SolverOpt = typer.Option(None, "--solver", "-s", show_default="highs with --method exact",
-                         help=f"Implies --method exact. MIP: {' | '.join(MIP_SOLVERS)} "
-                              "(the last two: extras scip, gurobi). "
-                              "SAT (python-sat, "
-                              "own process): kissat | cadical | kissat404 | cadical300 | "
-                              "cadical195 | cadical153 | glucose4 | maplechrono | lingeling | "
-                              "minisat22 | ... (see docs/sat.md); "
-                              "cpsat (OR-Tools, extra ilp-pyramid[cpsat]).")
-FormulationOpt = typer.Option("counts", "--formulation", "-f",
+SolverOpt = like(Solver, show_default="highs with --method exact",
+                 help=f"Implies --method exact. MIP: {solver_names('mip')}. SAT (python-sat, "
+                      f"own process; docs/sat.md): {solver_names('sat')}. OR-Tools: "
+                      f"{solver_names('cpsat')}. A solver whose library is missing names the "
+                      "extra to install (e.g. ilp-pyramid[cpsat]).")
+FormulationOpt = typer.Option("counts", "--formulation",
                               help="counts (cell-cube assignment linked by label counts) | "
                                    "rotations (one binary per cell x cube x rotation); "
                                    "SAT/CNF also: support (forward clauses only).")
@@ -120,13 +130,13 @@ def check_n(n: int, where: str = "") -> None:
         fail(f"{where}N must be between 1 and {MAX_N} (got {n})")
 
 
-def check_model_memory(n: int, formulation: str, kind: str) -> None:
-    check_memory(model_bytes(n, formulation, kind), f"the N={n} {formulation} model")
+def check_model_memory(n: int, formulation: str, form: str) -> None:
+    check_memory(model_bytes(n, formulation, form), f"the N={n} {formulation} model")
 
 
 def parse_solver_options(items: list[str], solver: str) -> dict:
     """'name=value' items -> {name: value}, numbers and true/false read as such."""
-    if items and not backends.accepts("mip", solver):
+    if items and runner.form_for(solver) != "mip":
         fail(f"--solver-option is for the MIP solvers ({', '.join(MIP_SOLVERS)})")
     options: dict = {}
     for item in items:
@@ -149,21 +159,16 @@ def _option_value(text: str) -> object:
 
 
 def check_solver(solver: str) -> None:
+    """Exit 2 for a solver that takes no form of Bel's model, or whose library is missing."""
     try:
-        if backends.kind(solver) == "mip":
-            from ilp_pyramid.backends import mip
-
-            mip.require(solver)
-        if solver == backends.CPSAT:
-            from ilp_pyramid.backends import cpsat
-
-            cpsat.require()
-    except (ValueError, InputError) as exc:
+        runner.form_for(solver)
+        backends.require(solver)
+    except InputError as exc:
         fail(str(exc))
 
 
 def check_formulation(formulation: str, solver: str = "highs") -> None:
-    if backends.accepts("mip", solver):
+    if runner.form_for(solver) == "mip":
         from ilp_pyramid.puzzles.bel.model import FORMULATIONS as choices  # loads PuLP
     else:
         from ilp_pyramid.puzzles.bel.cnf import ENCODINGS as choices
@@ -192,12 +197,11 @@ def solve(
     time_limit: float = TimeLimit,
     threads: int = Threads,
     seed: int = Seed,
-    output: Path = typer.Option(None, "-o", "--output", help="Also write the drawing here."),
+    output: Path = like(Output, help="Also write the drawing here."),
     strategy: list[str] = StrategyOpt,
     solver_option: list[str] = SolverOptionOpt,
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v",
-                                 help="Show the solver's log (on stderr)."),
+    verbose: bool = Verbose,
     method: str = typer.Option("auto", "--method",
                                help="auto (the engine measured fastest for N, see above) | "
                                     "exact (one solver on the whole model) | lns (compiled "
@@ -206,11 +210,10 @@ def solve(
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (kissat) | mip (HiGHS) | dlx (Dancing Links) | "
                                     "scip (SCIP, extra ilp-pyramid[scip])."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
-                             show_default=f"one per core from N={RACE_FROM}, else 1",
-                             help="--method lns: independent searches racing (different "
-                                  "seeds), the first verified answer stopping the rest; "
-                                  "1: one search in this process."),
+    jobs: int = like(Jobs, show_default=f"one per core from N={RACE_FROM}, else 1",
+                     help="--method lns: independent searches racing (different seeds), the "
+                          "first verified answer stopping the rest; 1: one search in this "
+                          "process; at most the cores."),
     png: Path = PngOpt,
     html: Path = HtmlOpt,
     cubes: bool = CubesOpt,
@@ -280,7 +283,7 @@ def solve(
     check_card(card)
     check_strategies(strategy)
     extra = parse_solver_options(solver_option, solver)
-    check_model_memory(n, formulation, backends.kind(solver))
+    check_model_memory(n, formulation, runner.form_for(solver))
     Pictures(png, html, cubes, cubes_csv).check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
     from ilp_pyramid.puzzles.bel.quick import run_exact
@@ -312,12 +315,6 @@ def report(outcome: runner.BelRun, json_out: bool, output: Path | None,
     write_output(output, outcome.solution.to_drawing())
 
 
-def load_solution(path: Path) -> BelSolution:
-    from ilp_pyramid.puzzles.bel.cubes import parse_any  # the build list CSV too
-
-    return load_input(path, parse_any)
-
-
 def verify(
     file: Path = typer.Argument(..., help="Knuth's drawing, the solve --json object or a "
                                           "--cubes-csv build list."),
@@ -341,9 +338,8 @@ def verify(
 
 def export(
     n: int = typer.Argument(..., help="Number of levels."),
-    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
-    fmt: str = typer.Option(None, "--format",
-                            help="lp | mps | cnf (DIMACS) (default: from the file name)."),
+    output: Path = like(Output, default=...),
+    fmt: str = like(Format, help="lp | mps | cnf (DIMACS) (default: from the file name)."),
     formulation: str = FormulationOpt,
     card: str = CardOpt,
     strategy: list[str] = StrategyOpt,
@@ -372,15 +368,6 @@ def export(
                    json_out)
 
 
-def report_written(data: dict, json_out: bool) -> None:
-    if json_out:
-        print_json(data)
-        return
-    rows = "clauses" if "clauses" in data else "constraints"
-    console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
-                  markup=False)
-
-
 def export_cnf(n: int, output: Path, encoding: str, card: str | None,
                strategies: list[str] | None = None, json_out: bool = False) -> None:
     from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, ENCODINGS, build_cnf
@@ -388,7 +375,7 @@ def export_cnf(n: int, output: Path, encoding: str, card: str | None,
     if encoding not in ENCODINGS:
         fail(f"unknown CNF encoding {encoding!r} (choose from {', '.join(ENCODINGS)})")
     check_card(card)
-    check_model_memory(n, encoding, "sat")
+    check_model_memory(n, encoding, "cnf")
     cnf = build_cnf(n, encoding, card or DEFAULT_CARD, strategies=strategies or ())
     cnf.write(output)
     report_written({"n": n, "path": str(output), "format": "cnf", "encoding": cnf.encoding,

@@ -19,7 +19,7 @@ Encodings of y ("cell shows cube"):
 - "counts-pb": "counts" plus the spec's counting condition (for every label, the lengths of
   its lines add up to N(2N+1)) as pseudo-Boolean equalities, encoded by pysat.pb (needs the
   optional `pindakaas`: `pip install ilp-pyramid[pb]`). `counting=True` adds the same to any
-  encoding; `add_pb` is the helper for other PB constraints (strategies).
+  encoding; `add_pb` adds a PB constraint of one's own to a built encoding.
 
 Every variable is described by a comment line in the DIMACS text (`c x 17 Z 3 4 label 2`,
 `c y 1500 cell 0 0 0 cube 0 1 2`), and the header comment `c bel n=5 encoding=counts ...`
@@ -37,7 +37,7 @@ from itertools import combinations, permutations, product
 
 from pysat.formula import CNF, IDPool
 
-from ilp_pyramid.cardinality import CardEnc, EncType
+from ilp_pyramid.cardinality import CardEnc, EncType, pb_clauses
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.dimacs import (  # noqa: F401 - certificate reader, moved there
     SATISFIABLE,
@@ -270,23 +270,6 @@ def counting_clauses(geo: Pyramid, x, pool: IDPool) -> list[list[int]]:
         lits = [x[i][label] for i in range(len(geo.lines))]
         out += pb_clauses(lits, geo.line_lengths, "==", geo.label_total, pool)
     return out
-
-
-def pb_clauses(lits: Sequence[int], weights: Sequence[int], relation: str, bound: int,
-               pool: IDPool) -> list[list[int]]:
-    """Clauses of sum(weights[i] * lits[i]) <relation> bound ("<=", ">=", "=="), by pysat.pb.
-
-    New auxiliary variables come from `pool`. pysat.pb needs the optional package pindakaas.
-    """
-    try:
-        from pysat.pb import PBEnc
-    except (ImportError, AssertionError):
-        raise InputError("pseudo-Boolean constraints need pysat.pb's backend: "
-                         "pip install 'ilp-pyramid[pb]' (pindakaas)") from None
-    encode = {"<=": PBEnc.atmost, ">=": PBEnc.atleast, "==": PBEnc.equals}.get(relation)
-    if encode is None:
-        raise ValueError(f"relation must be <=, >= or ==, got {relation!r}")
-    return encode(lits=list(lits), weights=list(weights), bound=bound, vpool=pool).clauses
 
 
 def add_pb(cnf: BelCnf, lits: Sequence[int], weights: Sequence[int], relation: str,

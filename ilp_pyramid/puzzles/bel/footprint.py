@@ -15,8 +15,9 @@ _BYTES_PER_PAIR = {"counts": 2_500, "counts-mult": 2_500, "counts-sos1": 3_500,
                    "rotations": 15_000, "cnf": 4_000}
 
 
-def model_bytes(n: int, formulation: str, kind: str = "mip") -> int:
-    """Estimated peak bytes of building (and writing) the model of N levels."""
-    per_pair = _BYTES_PER_PAIR["cnf"] if kind == "sat" else _BYTES_PER_PAIR.get(
+def model_bytes(n: int, formulation: str, form: str = "mip") -> int:
+    """Estimated peak bytes of building (and writing) the model of N levels in `form` ("mip"
+    or "cnf")."""
+    per_pair = _BYTES_PER_PAIR["cnf"] if form == "cnf" else _BYTES_PER_PAIR.get(
         formulation, _BYTES_PER_PAIR["rotations"])
     return per_pair * cell_count(n) ** 2

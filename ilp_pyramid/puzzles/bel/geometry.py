@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import networkx as nx
 
-FAMILIES = ("X", "Y", "Z")
 MAX_N = 12  # C(12) = 2300 cells and 2300 cubes: far beyond what any solver can do
 TABLE_MAX = 6  # incidence_table.py holds N = 1..TABLE_MAX
 

@@ -28,17 +28,19 @@ import typer
 
 from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
+    Jobs,
     Json,
     Seed,
-    cap_to_cores,
+    TimeLimit,
     console,
     err_console,
     fail,
-    finite_seconds,
+    like,
     print_json,
 )
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.formats.fileio import append_line, read_text, write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.parsing import load_json
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 
@@ -414,8 +416,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     cluster = client = stop = None
     moves = 0
     if scheduler is None:
-        cores = os.cpu_count() or 1
-        jobs = min(jobs or cores, cores)  # one search per core at most on this machine
+        jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
         check_limits(jobs)
     output = ClusterOutput(state_dir / LOG_FILE)
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.
@@ -576,19 +577,15 @@ def hunt(
     state_dir: Path = typer.Option(..., "--state-dir",
                                    help="Directory for best.json (resumed from) and "
                                         "solution.txt."),
-    time_limit: float = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
-                                     help="Stop after this many seconds (default: run until "
-                                          "solved or interrupted)."),
-    minutes: float = typer.Option(None, "--minutes", min=0.0, hidden=True,
-                                  callback=finite_seconds,
-                                  help="Deprecated: --time-limit in minutes."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
-                             help="Searches to run (default: one per core, or every worker "
-                                  "thread of --scheduler)."),
+    time_limit: float = like(TimeLimit, help="Stop after this many seconds (default: run "
+                                             "until solved or interrupted)."),
+    jobs: int = like(Jobs, help="Searches to run (default: one per core, or every worker "
+                                "thread of --scheduler; at most the cores)."),
     scheduler: str = typer.Option(None, "--scheduler",
                                   help="Address of a Dask scheduler (tcp://host:8786); "
                                        "default: a local cluster."),
-    repair: str = typer.Option("sat", "--repair", help="sat | mip | dlx (see solve --help)."),
+    repair: str = typer.Option("sat", "--repair",
+                               help="sat | mip | dlx | scip (see solve --help)."),
     neighbourhood: str = typer.Option(
         "family", "--neighbourhood",
         help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "
@@ -621,10 +618,6 @@ def hunt(
         fail(f"unknown neighbourhood {neighbourhood!r} (choose from {', '.join(NEIGHBOURHOODS)})")
     if state_dir.exists() and not state_dir.is_dir():
         fail(f"--state-dir {state_dir} is a file, not a directory")
-    if time_limit is not None and minutes is not None:
-        fail("give --time-limit (seconds) or the deprecated --minutes, not both")
-    if minutes is not None:
-        time_limit = 60.0 * minutes
     if plot is not None:
         draw_plot(n, state_dir, plot, json_out)
         return

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, print_json
+from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, load_input, print_json
 from ilp_pyramid.figures import save
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 
@@ -23,6 +23,14 @@ CubesOpt = typer.Option(False, "--cubes", help="Print the build list: every cell
                                                "x, y and z (key \"cubes\" with --json).")
 CubesCsvOpt = typer.Option(None, "--cubes-csv", help="Write the build list as CSV (readable "
                                                      "by `verify` and `render`).")
+
+
+def load_solution(path: Path) -> BelSolution:
+    """A user's solution file in any of its forms (Knuth's drawing, the solve --json object,
+    the --cubes-csv build list written here); a malformed one is a one-line error."""
+    from ilp_pyramid.puzzles.bel.cubes import parse_any
+
+    return load_input(path, parse_any)
 
 
 @dataclass
@@ -104,7 +112,6 @@ def render(
 
     Exit codes: 0 drawn, 1 the solution is invalid (nothing is written), 2 bad input.
     """
-    from ilp_pyramid.puzzles.bel.cli import load_solution
     from ilp_pyramid.verify.bel import verify_solution
 
     pictures = Pictures(png, html, cubes, cubes_csv)

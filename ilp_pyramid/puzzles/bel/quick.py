@@ -29,11 +29,10 @@ def run(args: list[str]) -> int | None:
     n = int(args[1])
     if not 1 <= n <= MAX_N:
         return None  # the usual path says what is wrong
-    from ilp_pyramid import backends
     from ilp_pyramid.puzzles.bel import auto
 
     engine = auto.choose(n)
-    if engine.method != "exact" or backends.accepts("mip", engine.solver):
+    if engine.method != "exact" or runner.form_for(engine.solver) == "mip":
         return None  # MIP models load PuLP; the hybrid search loads numba: Typer is no cost
     json_out = args[2:] == ["--json"]
     outcome = run_exact(n, engine.solver, "counts", SolveOptions(), None, [], engine, json_out)
@@ -75,9 +74,7 @@ def run_exact(n: int, solver: str, formulation: str, options: SolveOptions, card
 
 def outcome_text(outcome: runner.BelRun) -> tuple[str, str]:
     """What `solve` prints after its first line (stdout), and its error line (stderr) if any."""
-    from ilp_pyramid import backends
-
-    rows = "constraints" if backends.accepts("mip", outcome.solver) else "clauses"
+    rows = "constraints" if runner.form_for(outcome.solver) == "mip" else "clauses"
     out = [f"model: {outcome.variables} variables, {outcome.constraints} {rows}; "
            f"build {outcome.build_seconds:.2f} s, solve {outcome.solve_seconds:.2f} s\n"]
     error = ""

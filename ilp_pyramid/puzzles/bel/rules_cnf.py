@@ -2,7 +2,7 @@
 
 `lit(line, label)` gives the DIMACS variable of "line carries label"; auxiliary variables
 come from the encoding's `pysat.formula.IDPool`. Weighted length sums go through
-python-sat's pseudo-Boolean encoder (its best encoding), via cnf.pb_clauses.
+python-sat's pseudo-Boolean encoder (its best encoding), via cardinality.pb_clauses.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from itertools import product
 
 from pysat.formula import IDPool
 
-from ilp_pyramid.puzzles.bel.cnf import pb_clauses
+from ilp_pyramid.cardinality import pb_clauses
 from ilp_pyramid.puzzles.bel.strategies import (
     Allowed,
     LengthSum,
@@ -81,7 +81,7 @@ def compile_clauses(rules: list[Rule], lit: Callable[[int, int], int], pool: IDP
                     updated[v] = s
                 seen = updated
         elif isinstance(rule, LengthSum):
-            # cnf.pb_clauses: a missing pb extra is a one-line usage error, not a traceback.
+            # pb_clauses: a missing pb extra is a one-line usage error, not a traceback.
             clauses += pb_clauses([lit(i, rule.label) for i in rule.lines],
                                   [lengths[i] for i in rule.lines], rule.sense, rule.rhs, pool)
     return clauses

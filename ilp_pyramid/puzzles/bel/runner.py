@@ -17,6 +17,14 @@ from ilp_pyramid.verify.bel import verify_solution
 
 # Statuses of a run, as printed and in --json: the one vocabulary (backends/base.py).
 SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
+# The forms Bel's model comes in, best first: the PuLP problem (model.py), the CNF (cnf.py).
+FORMS = ("mip", "cnf")
+
+
+def form_for(solver: str) -> str:
+    """The form of Bel's model that `solver` takes: the first of `backends.forms_for(solver)`
+    that Bel builds. InputError for an unknown solver and for one that takes neither (dlx)."""
+    return backends.first_form(solver, FORMS, "Bel's Pyramid")
 
 
 @dataclass
@@ -60,9 +68,9 @@ class BelRun:
 def run(n: int, solver: str = "highs", formulation: str = "counts",
         options: SolveOptions | None = None, card: str | None = None,
         strategies: Sequence[str] = ()) -> BelRun:
-    """Build the form `solver` takes (the MIP model, else the CNF), solve, decode, verify."""
+    """Build the form `solver` takes (the MIP model or the CNF), solve, decode, verify."""
     options = options or SolveOptions()
-    if not backends.accepts("mip", solver):
+    if form_for(solver) == "cnf":
         return run_sat(n, solver, formulation, options, card, strategies)
     from ilp_pyramid.puzzles.bel.model import build_model
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import permutations, product
+from itertools import permutations
 
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 
@@ -391,7 +391,3 @@ def holds(rule: Rule, labels: list[int], lengths: list[int]) -> bool:
 def satisfied(n: int, names: list[str], labels: list[int]) -> bool:
     lengths = pyramid(n).line_lengths
     return all(holds(rule, labels, lengths) for rule in rules_for(n, names))
-
-
-def product_domain(rule: Allowed, num_labels: int) -> list[tuple[int, ...]]:
-    return list(product(range(num_labels), repeat=len(rule.lines)))

@@ -23,7 +23,6 @@ from pathlib import Path
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
 
-NAMED_BOARDS = ("triangle", "rectangle", "pyramid5", "pyramid4")
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build
 _PYRAMID = re.compile(r"^pyramid([0-9]{1,18})$")  # int() of 5000 digits raises
 
@@ -158,8 +157,8 @@ def parse_text_board(text: str, name: str = "custom") -> Board:
     return Board(name, 2, tuple((x - min_x, y) for x, y in cells))
 
 
-def board_by_name(name: str) -> Board:
-    """A named board (triangle, rectangle, pyramidN) or a text board read from a file."""
+def named_board(name: str) -> Board | None:
+    """The board called `name` (triangle, rectangle, pyramidN), or None for any other name."""
     key = name.strip().lower()
     if key == "triangle":
         return triangle()
@@ -168,6 +167,14 @@ def board_by_name(name: str) -> Board:
     match = _PYRAMID.match(key)
     if match:
         return pyramid(int(match.group(1)))
+    return None
+
+
+def board_by_name(name: str) -> Board:
+    """A named board (triangle, rectangle, pyramidN) or a text board read from a file."""
+    board = named_board(name)
+    if board is not None:
+        return board
     try:  # not Path.exists(): it raises on a name too long for the file system
         text = read_text(name)
     except (FileNotFoundError, NotADirectoryError):

@@ -13,21 +13,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from ilp_pyramid.backends import process
-from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
+    Format,
+    Jobs,
     Json,
+    Output,
     Seed,
+    Solver,
     Threads,
     TimeLimit,
-    cap_to_cores,
     console,
     cores,
     err_console,
     fail,
+    like,
     print_json,
     solve_options,
+    solver_names,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
@@ -69,14 +73,12 @@ def load_instance(board_name: str, given: Path | None, pieces_file: Path | None)
 
 
 def letters_of(instance: Instance, assignment: dict[int, int]) -> dict[int, str]:
-    return {c: instance.pieces[k].letter for c, k in assignment.items()}
+    return instance.letters(assignment)
 
 
 def fixed_letters(instance: Instance) -> dict[Any, str]:
     """Board coordinates -> letter, for every given cell and every pin."""
-    board = instance.board
-    return {board.cells[c]: instance.pieces[k].letter
-            for c, k in {**instance.given, **instance.pins}.items()}
+    return instance.fixed_letters()
 
 
 def check_filling(instance: Instance, assignment: dict[int, int]) -> None:
@@ -116,12 +118,12 @@ def _show(instance: Instance, letters: dict[int, str]) -> None:
 def solve(
     board: str = BoardArg,
     given: Path = GivenOpt,
-    solver: str = typer.Option(
-        "auto", "--solver", "-s",
-        help="auto (the fastest measured: dlx) | dlx (the package's Dancing Links) | "
-             f"{' | '.join(MIP_SOLVERS)} (MIP) | sat or a SAT solver name such as kissat or "
-             "cadical (python-sat) | "
-             "cpsat (OR-Tools CP-SAT on the exact cover, extra: cpsat)."),
+    solver: str = like(
+        Solver, default="auto",
+        help=f"auto (the fastest measured: dlx) | {solver_names('dlx')} (the package's "
+             f"Dancing Links) | {solver_names('mip')} (MIP) | sat or a SAT solver of "
+             f"python-sat: {solver_names('sat')} | {solver_names('cpsat')} (OR-Tools CP-SAT "
+             "on the exact cover)."),
     pieces: Path = PiecesOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
@@ -135,7 +137,7 @@ def solve(
     """
     engine = iq_solve.engine_for(solver)
     try:
-        iq_solve.solver_kind(engine)
+        iq_solve.check_solver(engine)
     except InputError as exc:
         fail(str(exc))
     instance = load_instance(board, given, pieces)
@@ -163,7 +165,7 @@ def solve(
     elif solved:
         _show(instance, letters)
         console.print(f"solved and verified in {result.seconds:.2f} s (engine {result.solver})")
-    elif result.status == iq_solve.NO_SOLUTION:
+    elif result.status == iq_solve.INFEASIBLE:
         console.print(f"no solution (engine {result.solver}, {result.seconds:.2f} s)")
     elif result.status == iq_solve.TIMEOUT:
         console.print(f"timeout: no solution found within the time limit "
@@ -189,18 +191,15 @@ def count(
     board: str = BoardArg,
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
-    jobs: int = typer.Option(0, "--jobs", "-j", min=0, callback=cap_to_cores,
-                             help="Worker processes (0: one per core; at most the cores)."),
+    jobs: int = Jobs,
     depth: int = typer.Option(None, "--depth", min=1, max=12,
                               help="Split the search tree this many levels deep (default: deep "
                                    "enough for 128 sub-trees per job)."),
-    output: Path = typer.Option(None, "--output", "-o",
-                                help="Write every filling to this file, one per line (see "
+    output: Path = like(Output, help="Write every filling to this file, one per line (see "
                                      "docs/iq.md; .gz to gzip); it appears only when the count "
                                      "is complete."),
-    time_limit: float = typer.Option(None, "--time-limit", min=0.0,
-                                     help="Stop after this many seconds (exit 3, partial "
-                                          "count)."),
+    time_limit: float = like(TimeLimit, help="Stop after this many seconds (exit 3, partial "
+                                             "count)."),
     json_out: bool = Json,
 ) -> None:
     """Count every way to fill BOARD, and the count up to the board's symmetries (mirror for the
@@ -345,33 +344,27 @@ def verify(
 @app.command()
 def export(
     board: str = BoardArg,
-    target: Path = typer.Argument(None, metavar="[OUTPUT]",
-                                  help="Same as -o/--output (kept for older scripts)."),
-    output: Path = typer.Option(None, "-o", "--output",
-                                help="Where to write: .lp or .mps (add .gz to gzip)."),
+    output: Path = like(Output, default=...),
     given: Path = GivenOpt,
     pieces: Path = PiecesOpt,
-    fmt: str = typer.Option(None, "--format", "-f", help="lp | mps (default: from the name)."),
+    fmt: str = Format,
     json_out: bool = Json,
 ) -> None:
     """Write the exact-cover model of BOARD as an LP or MPS file (one binary per placement)."""
+    from ilp_pyramid.backends import lowering
     from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
-    from ilp_pyramid.puzzles.iq.model import build_model
 
-    if output is None and target is None:
-        fail("missing the file to write: give -o/--output FILE")
-    if output is not None and target is not None and output != target:
-        fail(f"two output files given ({target} and -o {output}): give one")
-    target = output or target
+    target = output
     chosen = (fmt or format_from_name(str(target)) or "").lower()
     if chosen not in MIP_FORMATS:
         fail(f"cannot tell the format of {target}: use --format lp or --format mps")
     instance = load_instance(board, given, pieces)
-    model = build_model(instance)
-    write_mip(model.problem, str(target), chosen)
+    # The same lowering a MIP solver gets from `solve`, written out.
+    problem = lowering.to_mip(iq_solve.exact_cover_form(instance)).problem
+    write_mip(problem, str(target), chosen)
     data = {"board": instance.board.name, "path": str(target), "format": chosen,
-            "variables": model.problem.numVariables(),
-            "constraints": model.problem.numConstraints()}
+            "variables": problem.numVariables(),
+            "constraints": problem.numConstraints()}
     if json_out:
         print_json(data)
     else:

@@ -22,10 +22,6 @@ from ilp_pyramid.puzzles.iq.model import Instance
 from ilp_pyramid.puzzles.iq.render import letter_grid
 from ilp_pyramid.verify.iq import FillingChecker, parse_solution_line
 
-FORMAT_HELP = ("one filling per line: the rows of the letter grid top to bottom joined by '/' "
-               "(2-D; a space outside the board); for a pyramid each level's rows joined by "
-               "'/' and the levels, bottom first, joined by '|'")
-
 
 def grid_line(grid: list[str] | list[list[str]], dims: int) -> str:
     if dims == 2:

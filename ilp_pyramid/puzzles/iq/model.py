@@ -1,23 +1,19 @@
-"""IQ Pyramid as exact cover, and the same exact cover as a 0-1 program ("bitflag" style).
+"""IQ Pyramid as exact cover: one row per placement of a free piece on free cells.
 
-One binary per placement of a free piece on free cells. Every free cell is covered exactly
-once; every free piece is used exactly once when the free pieces have exactly as many cells as
-the free board, at most once otherwise (the 4-level pyramid uses 30 of the 55 cells' worth).
+Every free cell is covered exactly once; every free piece is used exactly once when the free
+pieces have exactly as many cells as the free board, at most once otherwise (the 4-level
+pyramid uses 30 of the 55 cells' worth). The backends lower these rows to whatever a solver
+takes (one binary per placement for a MIP solver, CNF for a SAT solver: backends/lowering.py).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 from ilp_pyramid.puzzles.iq.placements import Placement, all_placements
-
-if TYPE_CHECKING:  # PuLP is loaded by build_model alone: counting and DLX solves never need it
-    import pulp
 
 
 @dataclass
@@ -47,6 +43,14 @@ class Instance:
             return rows, self.num_items, 0
         return rows, len(self.free_cells), len(self.free_pieces)
 
+    def exact_cover_names(self) -> tuple[list[str], list[str]]:
+        """(row names, item names) of `exact_cover_rows`, for a readable exported model:
+        x_<letter>_<row>, cell_<board cell>, piece_<letter>."""
+        rows = [var_name(self, r) for r in range(len(self.placements))]
+        items = [f"cell_{c}" for c in self.free_cells] + \
+            [f"piece_{self.pieces[k].letter}" for k in self.free_pieces]
+        return rows, items
+
     def assignment(self, chosen: Sequence[int]) -> dict[int, int]:
         """Board cell -> piece index, from the givens and the chosen placement indices."""
         cells = dict(self.given)
@@ -55,6 +59,16 @@ class Instance:
             for c in pl.cells:
                 cells[c] = pl.piece
         return cells
+
+    def letters(self, assignment: Mapping[int, int]) -> dict[int, str]:
+        """Board cell -> piece letter, from board cell -> piece index."""
+        return {c: self.pieces[k].letter for c, k in assignment.items()}
+
+    def fixed_letters(self) -> dict[tuple[int, ...], str]:
+        """Board coordinates -> letter, for every given cell and every pin: what the
+        independent checker holds a filling to."""
+        return {self.board.cells[c]: self.pieces[k].letter
+                for c, k in {**self.given, **self.pins}.items()}
 
 
 def build_instance(board: Board, pieces: Sequence[Piece],
@@ -91,42 +105,3 @@ def _keeps_pins(placement: Placement, pins: Mapping[int, int]) -> bool:
 def var_name(instance: Instance, row: int) -> str:
     return f"x_{instance.pieces[instance.placements[row].piece].letter}_{row}"
 
-
-@dataclass
-class IQModel:
-    instance: Instance
-    problem: pulp.LpProblem
-    variables: list[pulp.LpVariable]
-    build_seconds: float
-
-    def chosen(self, values: Mapping[str, float]) -> list[int]:
-        return [r for r, v in enumerate(self.variables) if values.get(v.name, 0.0) > 0.5]
-
-
-def build_model(instance: Instance) -> IQModel:
-    import pulp
-
-    start = time.perf_counter()
-    problem = pulp.LpProblem(f"iq_{instance.board.name}".replace(".", "_"), pulp.LpMinimize)
-    variables = [problem.add_variable(var_name(instance, r), cat=pulp.LpBinary)
-                 for r in range(len(instance.placements))]
-    by_cell: dict[int, list[pulp.LpVariable]] = {c: [] for c in instance.free_cells}
-    by_piece: dict[int, list[pulp.LpVariable]] = {k: [] for k in instance.free_pieces}
-    for var, pl in zip(variables, instance.placements, strict=True):
-        by_piece[pl.piece].append(var)
-        for c in pl.cells:
-            by_cell[c].append(var)
-    # A feasibility problem: the objective is the constant 0.
-    problem.setObjective(pulp.LpAffineExpression([]))
-    for c, terms in by_cell.items():
-        expression = pulp.LpAffineExpression([(v, 1) for v in terms])
-        problem.addConstraint(pulp.LpConstraint(expression, pulp.LpConstraintEQ, rhs=1),
-                              f"cell_{c}")
-    sense = pulp.LpConstraintEQ if instance.pieces_exact else pulp.LpConstraintLE
-    for k, terms in by_piece.items():
-        if not terms and not instance.pieces_exact:
-            continue  # "at most once" of a piece that fits nowhere says nothing
-        expression = pulp.LpAffineExpression([(v, 1) for v in terms])
-        problem.addConstraint(pulp.LpConstraint(expression, sense, rhs=1),
-                              f"piece_{instance.pieces[k].letter}")
-    return IQModel(instance, problem, variables, time.perf_counter() - start)

@@ -1,23 +1,20 @@
-"""Solve an IQ instance with any backend: HiGHS/CBC (MIP), a SAT solver, Dancing Links or
-CP-SAT (both on the exact-cover form)."""
+"""Solve an IQ instance with any backend: its exact cover goes to Dancing Links as it is and
+to HiGHS/CBC (MIP), a SAT solver or CP-SAT through the backends' one lowering."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import base
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.model import Instance
 
-# The one status vocabulary (backends/base.py); NO_SOLUTION is its "infeasible".
-SOLVED, TIMEOUT, ERROR = Status.SOLVED, Status.TIMEOUT, Status.ERROR
-INFEASIBLE = NO_SOLUTION = Status.INFEASIBLE
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 SOLVER_CHOICES = ("auto", "dlx", "highs", "cbc", "sat", "cpsat")
 # The engine `auto` runs: the fastest measured overall (docs/iq.md, "Solving times").
 AUTO_ENGINE = "dlx"
+SAT_ENGINE = "kissat"  # what `--solver sat` runs
 
 
 @dataclass
@@ -30,86 +27,38 @@ class IQResult:
 
 
 def engine_for(solver: str) -> str:
-    return AUTO_ENGINE if solver == "auto" else solver
+    """The backend solver a --solver choice names: auto and sat are IQ's own shorthands."""
+    return {"auto": AUTO_ENGINE, "sat": SAT_ENGINE}.get(solver, solver)
 
 
-def solver_kind(solver: str) -> str:
-    """The form `solver` takes: 'exact_cover', 'mip' or 'cnf'; InputError for an unknown name
-    (and for cpsat without OR-Tools)."""
-    if solver == backends.CPSAT:
-        from ilp_pyramid.backends import cpsat
-
-        cpsat.require()
-    if backends.accepts("exact_cover", solver):
-        return "exact_cover"
-    if solver == "sat" or backends.accepts("mip", solver):
-        return "cnf" if solver == "sat" else "mip"
+def check_solver(solver: str) -> None:
+    """InputError for a solver name no backend knows (or cpsat without OR-Tools)."""
     try:
-        backends.kind(solver)
-    except ValueError as exc:
-        raise InputError(f"{exc} or dlx, auto") from exc
-    return "cnf"
+        backends.require(engine_for(solver))
+    except InputError as exc:
+        raise InputError(f"{exc} or auto, sat") from exc
+
+
+def exact_cover_form(instance: Instance) -> backends.ExactCoverForm:
+    """The instance as the backends' exact-cover form, rows and items named for export."""
+    rows, primary, secondary = instance.exact_cover_rows()
+    row_names, item_names = instance.exact_cover_names()
+    return backends.ExactCoverForm(rows, primary, secondary, row_names=row_names,
+                                   item_names=item_names,
+                                   name=f"iq_{instance.board.name}".replace(".", "_"))
 
 
 def solve_instance(instance: Instance, solver: str = "auto",
                    options: SolveOptions | None = None) -> IQResult:
+    """Fill the instance with `solver` (any backend solver, or auto / sat)."""
     options = options or SolveOptions()
-    solver = engine_for(solver)
-    form = solver_kind(solver)
-    start = time.perf_counter()
-    if form == "exact_cover":
-        return _solve_exact_cover(instance, solver, options)
-    if form == "mip":
-        from ilp_pyramid.puzzles.iq.model import build_model
-
-        model = build_model(instance)
-        result = backends.solve(model.problem, solver, options)
-        if solver == "highs" and result.status == Status.ERROR \
-                and not _limit_reached(options, result.seconds):
-            # HiGHS 1.15's presolve can end in "solve error" on an infeasible cover (pyramid3:
-            # "MIP solver claims optimality, but with ... infeasibilities"): ask again without
-            # presolve.
-            left = None if options.time_limit is None else options.time_limit - result.seconds
-            retry = replace(options, time_limit=left,
-                            extra={**options.extra, "presolve": "off"})
-            result = backends.solve(model.problem, solver, retry)
-        chosen = model.chosen(result.values) if result.has_solution else []
-        return _from_backend(instance, solver, result, chosen, start, options)
-    from ilp_pyramid.backends import sat
-    from ilp_pyramid.puzzles.iq.cnf import build_cnf, chosen_rows
-
-    name = sat.DEFAULT_SAT_SOLVER if solver == "sat" else solver
-    result = backends.solve(build_cnf(instance), name, options)
-    chosen = chosen_rows(instance, result.model) if result.has_solution else []
-    return _from_backend(instance, name, result, chosen, start, options)
-
-
-def _solve_exact_cover(instance: Instance, solver: str, options: SolveOptions) -> IQResult:
-    """Dancing Links or CP-SAT; DLX's clock starts after numba is loaded, as MIP's after PuLP."""
+    engine = engine_for(solver)
     if not instance.free_cells:
-        return IQResult(SOLVED, solver, 0.0, instance.assignment([]))
-    rows, primary, secondary = instance.exact_cover_rows()
-    result = backends.solve(backends.ExactCoverForm(rows, primary, secondary), solver, options)
+        return IQResult(SOLVED, engine, 0.0, instance.assignment([]))
+    result = backends.solve(exact_cover_form(instance), engine, options)
     if result.has_solution:
-        return IQResult(SOLVED, solver, result.seconds, instance.assignment(result.rows))
-    if result.status in (Status.INFEASIBLE, Status.TIMEOUT):
-        return IQResult(result.status, solver, result.seconds, message=result.message)
-    return IQResult(ERROR, solver, result.seconds,
+        return IQResult(SOLVED, engine, result.seconds, instance.assignment(result.rows))
+    if result.status in (INFEASIBLE, TIMEOUT):
+        return IQResult(result.status, engine, result.seconds, message=result.message)
+    return IQResult(ERROR, engine, result.seconds,
                     message=result.message or f"the solver stopped ({result.status})")
-
-
-def _limit_reached(options: SolveOptions, seconds: float) -> bool:
-    return options.time_limit is not None and seconds >= 0.95 * options.time_limit
-
-
-def _from_backend(instance: Instance, solver: str, result: base.Result, chosen: list[int],
-                  start: float, options: SolveOptions) -> IQResult:
-    seconds = time.perf_counter() - start
-    if result.has_solution:
-        return IQResult(SOLVED, solver, seconds, instance.assignment(chosen))
-    if result.status == Status.INFEASIBLE:
-        return IQResult(INFEASIBLE, solver, seconds)
-    if result.status == Status.TIMEOUT and _limit_reached(options, seconds):
-        return IQResult(TIMEOUT, solver, seconds, message=result.message or "time limit reached")
-    message = result.message or f"the solver stopped without an answer ({result.status})"
-    return IQResult(ERROR, solver, seconds, message=message)

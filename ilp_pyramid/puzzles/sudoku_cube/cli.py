@@ -10,19 +10,25 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
+    Format,
     Json,
+    Output,
     Seed,
+    Solver,
     Threads,
     TimeLimit,
+    Verbose,
     console,
     fail,
+    like,
     load_input,
     print_json,
+    report_written,
     solve_options,
+    solver_names,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import write_atomic
@@ -36,6 +42,7 @@ from ilp_pyramid.puzzles.sudoku_cube.model import (
     NoGrid,
     build_model,
 )
+from ilp_pyramid.puzzles.sudoku_cube.render import net
 from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves, parse_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state
 
@@ -49,10 +56,9 @@ app = typer.Typer(
 FileArg = typer.Argument(..., help="Sticker state: one line per face, e.g. "
                                    "'F: 3^ 9> 4^ 6v 1< 5^ 5^ 7> 9^' (^ > v <: where the "
                                    "digit's top points).")
-SolverOpt = typer.Option("highs", "--solver", "-s",
-                         help=f"MIP solver: {' | '.join(MIP_SOLVERS)} (highs the fastest "
-                              "measured: 0.33 s per generated cube, CBC 2.1 s; "
-                              "docs/sudoku_cube.md).")
+SolverOpt = like(Solver, default="highs",
+                 help=f"MIP solver: {solver_names('mip')} (highs the fastest "
+                      "measured: 0.33 s per generated cube, CBC 2.1 s; docs/sudoku_cube.md).")
 ParityOpt = typer.Option(DEFAULT_PARITY, "--parity",
                          help="How the model keeps the permutation parities equal: inversions "
                               "(counted in the model, default) | cuts (solve, then forbid "
@@ -74,8 +80,13 @@ def symmetric_digits(values: list[str] | None) -> frozenset[int]:
 
 
 def check_choices(solver: str, parity: str) -> None:
-    if solver not in MIP_SOLVERS:
-        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    from ilp_pyramid import backends
+
+    try:
+        backends.first_form(solver, ("mip",), "the Sudoku Cube model")  # a MIP model only
+        backends.require(solver)
+    except InputError as exc:
+        fail(str(exc))
     if parity not in PARITY_MODES:
         fail(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
 
@@ -86,11 +97,10 @@ def load_state(path: Path) -> CubeState:
 
 @app.command("generate")
 def generate_cmd(
-    seed: int = typer.Option(..., "--seed", min=0, help="Random seed: the same seed, the same "
-                                                        "cube."),
+    seed: int = like(Seed, default=..., help="Random seed: the same seed, the same cube."),
     scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000,
                                  help="Random face turns applied to the designed cube."),
-    output: Path = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
+    output: Path = like(Output, help="Write here instead of stdout."),
     symmetric: list[str] = SymmetricOpt,
     broken: str = typer.Option(None, "--broken",
                                help="Then reassemble it wrongly, so that no turning solves it: "
@@ -127,10 +137,9 @@ def solve_cmd(
     time_limit: float = TimeLimit,
     threads: int = Threads,
     seed: int = Seed,
-    output: Path = typer.Option(None, "-o", "--output",
-                                help="Also write the solved faces here, in the text format."),
+    output: Path = like(Output, help="Also write the solved faces here, in the text format."),
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    verbose: bool = Verbose,
     png: Path = typer.Option(None, "--png", help="Write a picture of the six faces as a net, "
                                                  "before and after, every digit turned its "
                                                  "way (when solved)."),
@@ -209,23 +218,6 @@ def report(file: Path, outcome: runner.CubeRun, symmetric: frozenset[int]) -> No
                       "faces above, every digit's direction included")
 
 
-def net(state: CubeState, directions: dict[str, str] | None = None) -> str:
-    """The six faces unfolded: U above F, D below, L F R B in a row."""
-    width = 12
-
-    def block(face: str) -> list[str]:
-        title = face + (f" ({directions[face]})" if directions else "")
-        tokens = state.face_tokens(face)
-        return [title] + [" ".join(tokens[3 * r: 3 * r + 3]) for r in range(3)]
-
-    lines = []
-    for row in (["", "U"], ["L", "F", "R", "B"], ["", "D"]):
-        blocks = [block(f) if f else [""] * 4 for f in row]
-        for r in range(4):
-            lines.append("".join(b[r].ljust(width) for b in blocks).rstrip())
-    return "\n".join(lines)
-
-
 def assignment_table(rows: list[dict]) -> Table:
     """Corners, edges and centres side by side: from slot -> to slot, and how it turns."""
     table = Table(title="piece assignment", title_justify="left")
@@ -250,7 +242,7 @@ def assignment_table(rows: list[dict]) -> Table:
 def apply_cmd(
     file: Path = FileArg,
     moves: str = typer.Argument(..., help="Face turns, e.g. \"R U2 F' D\"."),
-    output: Path = typer.Option(None, "-o", "--output", help="Write the result here."),
+    output: Path = like(Output, help="Write the result here."),
     json_out: bool = Json,
 ) -> None:
     """Turn the cube: simulate face turns on a sticker state, digit directions included."""
@@ -271,10 +263,11 @@ def apply_cmd(
 @app.command("export")
 def export_cmd(
     file: Path = FileArg,
-    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
-    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
+    output: Path = like(Output, default=...),
+    fmt: str = Format,
     parity: str = ParityOpt,
     symmetric: list[str] = SymmetricOpt,
+    json_out: bool = Json,
 ) -> None:
     """Export the grid model of a sticker state as LP or MPS (readable, stable names)."""
     from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
@@ -292,8 +285,9 @@ def export_cmd(
     except NoGrid as exc:
         fail(str(exc), EXIT_NO_SOLUTION)
     write_mip(model.problem, str(output), fmt)
-    console.print(f"wrote {output}: {model.num_variables} variables, "
-                  f"{model.num_constraints} constraints")
+    report_written({"path": str(output), "format": fmt, "parity": parity,
+                    "variables": model.num_variables, "constraints": model.num_constraints},
+                   json_out)
 
 
 @app.command("bench")
@@ -392,7 +386,7 @@ def bench_cmd(
 
 @app.command("bench-one", hidden=True)
 def bench_one_cmd(
-    seed: int = typer.Option(..., "--seed", min=0),
+    seed: int = like(Seed, default=..., help="The cube's seed, as for generate --seed."),
     scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000),
     solver: str = SolverOpt,
     parity: str = ParityOpt,

@@ -1,5 +1,6 @@
-"""A PNG of a Sudoku Cube before and after: the six faces as a net (U above F, D below, L F R B
-in a row), each digit turned the way its top points, with a small mark on that side.
+"""A Sudoku Cube's six faces as a net (U above F, D below, L F R B in a row): as text, and as
+a PNG before and after, each digit turned the way its top points, with a small mark on that
+side.
 
 A 6 pointing down looks like a 9 pointing up; the mark tells them apart, as the underline
 does on the physical cubes.
@@ -71,3 +72,20 @@ def _draw_net(ax, state: CubeState, title: str) -> None:
 def png_bytes(before: CubeState, after: CubeState, directions: dict[str, str] | None = None,
               title: str = "") -> bytes:
     return figures.png_bytes(figure(before, after, directions, title))
+
+
+def net(state: CubeState, directions: dict[str, str] | None = None) -> str:
+    """The six faces unfolded: U above F, D below, L F R B in a row."""
+    width = 12
+
+    def block(face: str) -> list[str]:
+        title = face + (f" ({directions[face]})" if directions else "")
+        tokens = state.face_tokens(face)
+        return [title] + [" ".join(tokens[3 * r: 3 * r + 3]) for r in range(3)]
+
+    lines = []
+    for row in (["", "U"], ["L", "F", "R", "B"], ["", "D"]):
+        blocks = [block(f) if f else [""] * 4 for f in row]
+        for r in range(4):
+            lines.append("".join(b[r].ljust(width) for b in blocks).rstrip())
+    return "\n".join(lines)

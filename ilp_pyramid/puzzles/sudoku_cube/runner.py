@@ -33,20 +33,20 @@ from ilp_pyramid.puzzles.sudoku_cube.turns import plan
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 
 # The one status vocabulary (backends/base.py). Both kinds of "no solution" are
-# `infeasible`; which one is in `detail` (and --json "detail").
+# `infeasible`; which one is in `detail` (and --json "detail"), why in words in `reason`.
 SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 NOT_TURNABLE = "not_turnable"  # 1-9 faces exist, but only for a reassembled cube
 NO_GRID = "no_grid"  # the digits cannot form six 1-9 faces at all
-_DETAILS = (NOT_TURNABLE, NO_GRID)
 
 MAX_CUT_ROUNDS = 500
 
 
 @dataclass
 class CubeRun:
-    finding: str  # a Status, or one of _DETAILS (then the status is infeasible)
+    status: Status
     solver: str
     parity: str
+    detail: str = ""  # infeasible: NO_GRID or NOT_TURNABLE; "" otherwise
     reason: str = ""
     solution: CubeSolution | None = None
     build_seconds: float = 0.0
@@ -59,14 +59,9 @@ class CubeRun:
     invariants: dict = field(default_factory=dict)
     turnable: bool = False  # the grid found can be reached by face turns
 
-    @property
-    def status(self) -> Status:
-        return INFEASIBLE if self.finding in _DETAILS else Status(self.finding)
-
-    @property
-    def detail(self) -> str:
-        """Why there is no solution: NO_GRID or NOT_TURNABLE; "" otherwise."""
-        return self.finding if self.finding in _DETAILS else ""
+    def settle(self, status: Status, detail: str = "") -> None:
+        """The outcome so far: a status, and the detail that goes with it (or none)."""
+        self.status, self.detail = status, detail
 
     @property
     def solved(self) -> bool:
@@ -116,7 +111,7 @@ def run(state: CubeState, solver: str = "highs", parity: str = DEFAULT_PARITY,
     options = options or SolveOptions()
     rules = tuple(rules)
     symmetric = frozenset(symmetric) | DEFAULT_SYMMETRIC
-    outcome = CubeRun(NO_GRID, solver, parity)
+    outcome = CubeRun(INFEASIBLE, solver, parity, NO_GRID)
     problem = digit_count_problem(state)
     if problem:
         outcome.reason = problem
@@ -130,10 +125,12 @@ def run(state: CubeState, solver: str = "highs", parity: str = DEFAULT_PARITY,
     result = _solve(model, solver, options, outcome)
     outcome.variables, outcome.constraints = model.num_variables, model.num_constraints
     if result.status == Status.TIMEOUT:
-        outcome.finding, outcome.reason = TIMEOUT, "time limit reached without a grid"
+        outcome.settle(TIMEOUT)
+        outcome.reason = "time limit reached without a grid"
         return outcome
     if result.status == Status.ERROR:
-        outcome.finding, outcome.reason = ERROR, f"the solver failed: {result.message}"
+        outcome.settle(ERROR)
+        outcome.reason = f"the solver failed: {result.message}"
         return outcome
     if not result.has_solution:
         if set(rules) == set(RULES):
@@ -155,7 +152,8 @@ def run(state: CubeState, solver: str = "highs", parity: str = DEFAULT_PARITY,
                              format_moves(solution.moves))
         if misses:
             raise SolverError("simulating the moves missed the target at " + ", ".join(misses[:5]))
-    outcome.finding, outcome.solution = SOLVED, solution
+    outcome.settle(SOLVED)
+    outcome.solution = solution
     return outcome
 
 
@@ -200,8 +198,8 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
     """
     found = _relaxed_grid(state, symmetric, solver, options, outcome, ())
     if found is None:
-        if outcome.finding != TIMEOUT:
-            outcome.finding = NO_GRID
+        if outcome.status != TIMEOUT:
+            outcome.settle(INFEASIBLE, NO_GRID)
             outcome.reason = ("the digits cannot form six 1-9 faces: no arrangement of these "
                               "pieces shows every digit once and upright on each face, not even "
                               "with the cube taken apart")
@@ -210,16 +208,16 @@ def _diagnose(state: CubeState, symmetric: frozenset[int], solver: str, options:
     single = found if len(broken) == 1 else None
     # Otherwise drop one rule at a time, those this grid breaks first.
     for rule in sorted(RULES, key=lambda r: r not in broken):
-        if single is not None or outcome.finding == TIMEOUT:
+        if single is not None or outcome.status == TIMEOUT:
             break
         single = _relaxed_grid(state, symmetric, solver, options, outcome,
                                [r for r in RULES if r != rule])
-    if outcome.finding == TIMEOUT:
+    if outcome.status == TIMEOUT:
         return
     verdict = single or found
     outcome.invariants = verdict.invariants
     why = "; ".join(verdict.unreachable)
-    outcome.finding = NOT_TURNABLE
+    outcome.settle(INFEASIBLE, NOT_TURNABLE)
     if single is not None:
         how = f"with one rule of turning ignored a grid exists, and it breaks that rule: {why}"
     else:
@@ -249,7 +247,7 @@ def _relaxed_grid(state, symmetric, solver, options, outcome, rules):
     outcome.solver_calls += 1
     outcome.solve_seconds += result.seconds
     if result.status == Status.TIMEOUT:
-        outcome.finding = TIMEOUT
+        outcome.settle(TIMEOUT)
         outcome.reason = "no grid reachable by turning; time ran out finding out why"
         return None
     if not result.has_solution:

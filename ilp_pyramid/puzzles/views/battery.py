@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import math
 import multiprocessing
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, SEED_DIGITS, parse_spec, seed_hex
 
 N = 4  # the battery's puzzles are 4 x 4 x 4 (48 input bits, 64 answer bits)
@@ -181,13 +181,6 @@ class BatteryReport:
         return [f"{seed_text(c.seed)} {c.cubes} {c.answer_hex}" for c in self.cases]
 
 
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
-
-
 def plan(start: int, count: int, jobs: int) -> list[tuple[int, int]]:
     size = max(1, min(CHUNK, math.ceil(count / max(1, jobs * 4))))
     return [(a, min(a + size, start + count)) for a in range(start, start + count, size)]
@@ -199,7 +192,7 @@ def run_battery(start: int = 0, count: int = BATTERY_SIZE, jobs: int | None = No
     """Solve seeds start..start+count-1; `advance(k)` is called as k more seeds are done."""
     from ilp_pyramid.puzzles.views.engine import warm_up
 
-    jobs = jobs or default_jobs()
+    jobs = jobs or cores()
     report = BatteryReport(start, count, jobs)
     began = time.perf_counter()
     warm_up()  # compile into (or load from) the on-disk cache the workers then load

@@ -8,22 +8,29 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
+    Format,
+    Jobs,
     Json,
+    Output,
+    Solver,
     Threads,
     TimeLimit,
-    cap_to_cores,
+    Verbose,
     console,
     err_console,
     fail,
+    like,
     print_json,
+    report_written,
     solve_options,
+    solver_names,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
 
@@ -37,38 +44,40 @@ SpecArg = typer.Argument(None, metavar="SPEC",
                          help="The three views: 12 hex digits (n = 4), or 3 n^2 bits as a 0/1 "
                               "string (48 for n = 4); top, front, side, each row by row, "
                               "most significant bit first.")
-SeedOpt = typer.Option(None, "--seed", metavar="DIGITS",
-                       help="The battery's input for a seed: MD5 of the 6-digit string "
-                            "(e.g. 000157).")
+# Not --seed: that is an integer random seed everywhere; this is a battery puzzle's name.
+PuzzleOpt = typer.Option(None, "--puzzle", metavar="DIGITS",
+                         help="The battery's puzzle of that number: MD5 of the 6-digit string "
+                              "(e.g. 000157).")
 TopOpt = typer.Option(None, "--top", help="Top view rows, back row first: xx..,xxxx,...")
 FrontOpt = typer.Option(None, "--front", help="Front view rows, top row first: xxxx,...")
 SideOpt = typer.Option(None, "--side",
                        help="Side view (seen from the right: the front is on the left), "
                             "top row first.")
-SizeOpt = typer.Option(None, "--n", min=1, max=MAX_N,
+SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
                        help="Grid size for SPEC when its length is ambiguous (default: from "
                             "the length; a 0/1 string of 3 n^2 characters is bits).")
-SolverOpt = typer.Option("highs", "--solver", "-s", help=f"{' | '.join(MIP_SOLVERS)} (MIP).")
+SolverOpt = like(Solver, default="highs", help=f"{solver_names('mip')} (MIP).")
 
 
-def load_views(spec: str | None, seed: str | None, top: str | None, front: str | None,
+def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str | None,
                side: str | None, n: int | None) -> tuple[Views, str]:
-    """The views from exactly one of SPEC, --seed, --top/--front/--side; and where from."""
+    """The views from exactly one of SPEC, --puzzle, --top/--front/--side; and where from."""
     rows = (top, front, side)
-    given = [name for name, value in (("SPEC", spec), ("--seed", seed)) if value is not None]
+    given = [name for name, value in (("SPEC", spec), ("--puzzle", puzzle))
+             if value is not None]
     if any(r is not None for r in rows):
         given.append("--top/--front/--side")
     if not given:
-        fail("give the views: SPEC, --seed DIGITS, or --top/--front/--side")
+        fail("give the views: SPEC, --puzzle DIGITS, or --top/--front/--side")
     if len(given) > 1:
         fail(f"give the views only one way (got {' and '.join(given)})")
     try:
         if spec is not None:
             return geometry.parse_spec(spec, n), ""
-        if seed is not None:
-            number = geometry.parse_seed(seed)
+        if puzzle is not None:
+            number = geometry.parse_seed(puzzle)
             if n not in (None, geometry.DEFAULT_N):
-                fail("--seed inputs are n = 4 puzzles")
+                fail("--puzzle inputs are n = 4 puzzles")
             return geometry.seed_views(number), f"seed {number:06}"
         missing = [f"--{name}" for name, r in zip(("top", "front", "side"), rows, strict=True)
                    if r is None]
@@ -76,15 +85,20 @@ def load_views(spec: str | None, seed: str | None, top: str | None, front: str |
             fail(f"--top, --front and --side go together (missing {', '.join(missing)})")
         views = geometry.from_rows(top, front, side)
         if n is not None and views.n != n:
-            fail(f"the views are {views.n} x {views.n} but --n is {n}")
+            fail(f"the views are {views.n} x {views.n} but --size is {n}")
         return views, ""
     except InputError as exc:
         fail(str(exc))
 
 
 def check_solver(solver: str) -> None:
-    if solver not in MIP_SOLVERS:
-        fail(f"unknown solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
+    from ilp_pyramid import backends
+
+    try:
+        backends.first_form(solver, ("mip",), "the views model")  # a MIP model only
+        backends.require(solver)
+    except InputError as exc:
+        fail(str(exc))
 
 
 def print_views(views: Views, origin: str) -> None:
@@ -99,7 +113,7 @@ def print_views(views: Views, origin: str) -> None:
 @app.command()
 def solve(
     spec: str = SpecArg,
-    seed: str = SeedOpt,
+    puzzle: str = PuzzleOpt,
     top: str = TopOpt,
     front: str = FrontOpt,
     side: str = SideOpt,
@@ -107,10 +121,11 @@ def solve(
     solver: str = SolverOpt,
     time_limit: float = TimeLimit,
     threads: int = Threads,
-    check: bool = typer.Option(True, "--check/--no-check",
+    # Not --check: that is `bench render`'s "change nothing, exit 1 if stale".
+    check: bool = typer.Option(True, "--bnb-check/--no-bnb-check",
                                help="Cross-check the optimum with the exact branch and bound."),
     json_out: bool = Json,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show the solver's log."),
+    verbose: bool = Verbose,
     png: Path = typer.Option(None, "--png", help="Write a picture: the three views beside "
                                                  "the minimum placement as voxels."),
 ) -> None:
@@ -122,7 +137,7 @@ def solve(
     from ilp_pyramid.puzzles.views import solve as runner
 
     check_solver(solver)
-    views, origin = load_views(spec, seed, top, front, side, n)
+    views, origin = load_views(spec, puzzle, top, front, side, n)
     options = solve_options(time_limit, threads, None, verbose and not json_out)
     outcome = runner.run(views, solver, options, check=check)
     if png is not None and outcome.status == runner.SOLVED:
@@ -135,7 +150,7 @@ def solve(
     else:
         print_views(views, origin)
         _report(outcome, runner)
-    if outcome.status == runner.UNSOLVABLE:
+    if outcome.status == runner.INFEASIBLE:
         raise typer.Exit(EXIT_NO_SOLUTION)
     if outcome.status == runner.TIMEOUT:
         raise typer.Exit(EXIT_TIMEOUT)
@@ -153,7 +168,7 @@ def _write_png(path: Path, views: Views, placement, origin: str) -> None:
 
 
 def _report(outcome, runner) -> None:
-    if outcome.status == runner.UNSOLVABLE:
+    if outcome.status == runner.INFEASIBLE:
         console.print(f"unsolvable: no cell can show {', '.join(outcome.missing)}",
                       markup=False, soft_wrap=True)
         return
@@ -186,13 +201,14 @@ def _report(outcome, runner) -> None:
 @app.command()
 def export(
     spec: str = SpecArg,
-    output: Path = typer.Option(..., "-o", "--output", help="File to write (.gz: gzip)."),
-    fmt: str = typer.Option(None, "--format", help="lp | mps (default: from the file name)."),
-    seed: str = SeedOpt,
+    output: Path = like(Output, default=...),
+    fmt: str = Format,
+    puzzle: str = PuzzleOpt,
     top: str = TopOpt,
     front: str = FrontOpt,
     side: str = SideOpt,
     n: int = SizeOpt,
+    json_out: bool = Json,
 ) -> None:
     """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
     from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
@@ -202,34 +218,33 @@ def export(
     fmt = (fmt or format_from_name(str(output)) or "").lower()
     if fmt not in MIP_FORMATS:
         fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
-    views, _origin = load_views(spec, seed, top, front, side, n)
+    views, _origin = load_views(spec, puzzle, top, front, side, n)
     if not views.solvable():
         fail(f"unsolvable (no cell can show {', '.join(missing_pixels(views))}): "
              f"no model to export", EXIT_NO_SOLUTION)
     model = build_model(views)
     write_mip(model.problem, str(output), fmt)
-    console.print(f"wrote {output}: {model.num_variables} variables, "
-                  f"{model.num_constraints} constraints", markup=False, soft_wrap=True)
+    report_written({"n": views.n, "path": str(output), "format": fmt,
+                    "variables": model.num_variables, "constraints": model.num_constraints},
+                   json_out)
 
 
 @app.command()
 def battery(
-    count: int = typer.Option(BATTERY_SIZE, "--count", "-k", min=1, max=BATTERY_SIZE,
+    count: int = typer.Option(BATTERY_SIZE, "--count", "-n", min=1, max=BATTERY_SIZE,
                               help="How many seeds."),
     start: int = typer.Option(0, "--start", min=0, max=BATTERY_SIZE - 1,
                               help="First seed."),
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
-                             help="Worker processes (default: every core)."),
-    output: Path = typer.Option(None, "-o", "--output",
-                                help="Write 'seed cubes answer-hex' per solvable case here "
+    jobs: int = Jobs,
+    output: Path = like(Output, help="Write 'seed cubes answer-hex' per solvable case here "
                                      "(atomically; .gz: gzip)."),
     cross_check: int = typer.Option(0, "--cross-check", min=0, metavar="K",
                                     help="Also solve K solvable cases (spread evenly) with "
                                          "the MIP and compare the optima (a K above the "
                                          "solvable count checks them all)."),
-    solver: str = typer.Option("highs", "--solver", "-s",
-                               help="MIP for --cross-check and for any case the branch "
-                                    f"and bound leaves open: {' | '.join(MIP_SOLVERS)}."),
+    solver: str = like(Solver, default="highs",
+                       help="MIP for --cross-check and for any case the branch and bound "
+                            f"leaves open: {solver_names('mip')}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),
@@ -246,7 +261,7 @@ def battery(
     check_solver(solver)
     if start + count > BATTERY_SIZE:
         fail(f"--start {start} --count {count} runs past seed {BATTERY_SIZE - 1:06}")
-    jobs = jobs or bat.default_jobs()
+    jobs = jobs or cores()
     columns = (TextColumn("{task.description}"), BarColumn(),
                TextColumn("{task.completed:,}/{task.total:,}"), TimeElapsedColumn(),
                TimeRemainingColumn())

@@ -24,9 +24,8 @@ from ilp_pyramid.puzzles.views.geometry import (
 from ilp_pyramid.verify.views import verify_answer, verify_unsolvable
 
 # The one status vocabulary (backends/base.py); views that no placement shows are
-# "infeasible", with reason "unsolvable views" in --json.
-SOLVED, TIMEOUT, ERROR = Status.SOLVED, Status.TIMEOUT, Status.ERROR
-INFEASIBLE = UNSOLVABLE = Status.INFEASIBLE
+# "infeasible", with the detail "unsolvable views" (--json "reason").
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 UNSOLVABLE_REASON = "unsolvable views"
 CHECK_NODE_LIMIT = 500_000  # the cross-check gives up (and says so) beyond this
 
@@ -34,7 +33,7 @@ CHECK_NODE_LIMIT = 500_000  # the cross-check gives up (and says so) beyond this
 @dataclass
 class ViewsRun:
     views: Views
-    status: str
+    status: Status
     solver: str
     placement: np.ndarray | None = None
     proved_by: str = ""  # "mip" or "branch and bound" when the optimum is certain
@@ -46,6 +45,7 @@ class ViewsRun:
     check_cubes: int | None = None
     missing: list[str] | None = None  # unsolvable: the pixels no cell can show
     message: str = ""
+    detail: str = ""  # what the puzzle knows beyond the status: UNSOLVABLE_REASON
 
     @property
     def cubes(self) -> int | None:
@@ -59,7 +59,7 @@ class ViewsRun:
         from ilp_pyramid.puzzles.views.geometry import bits_hex
 
         return {
-            "solvable": self.status != UNSOLVABLE,
+            "solvable": self.detail != UNSOLVABLE_REASON,
             "cubes": self.cubes if self.status == SOLVED else None,
             "bits": self.bits if self.status == SOLVED else None,
             "hex": bits_hex(self.bits) if self.status == SOLVED else None,
@@ -67,7 +67,7 @@ class ViewsRun:
             "n": self.views.n,
             "input": self.views.hex() or self.views.bits(),
             "status": self.status,
-            "reason": UNSOLVABLE_REASON if self.status == UNSOLVABLE else None,
+            "reason": self.detail or None,
             "solver": self.solver,
             "proved_by": self.proved_by or None,
             "check": self.check or None,
@@ -102,7 +102,8 @@ def run(views: Views, solver: str = "highs", options: SolveOptions | None = None
         verdict = verify_unsolvable(views.bits())
         if not verdict.valid:
             raise SolverError("internal error: the unsolvable verdict failed its check")
-        return ViewsRun(views, UNSOLVABLE, solver, missing=missing_pixels(views))
+        return ViewsRun(views, INFEASIBLE, solver, missing=missing_pixels(views),
+                        detail=UNSOLVABLE_REASON)
 
     from ilp_pyramid.puzzles.views.model import build_model
 

@@ -21,7 +21,7 @@ from ilp_pyramid.cli_common import (
     print_json,
     write_output,
 )
-from ilp_pyramid.puzzles.bel.lns.repair import MIP_REPAIRS, REPAIRS
+from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 
 METHODS = ("exact", "lns")
 
@@ -31,10 +31,9 @@ def check_method(method: str, repair: str) -> None:
         fail(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     if repair not in REPAIRS:
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
-    if repair in MIP_REPAIRS:  # a missing extra: exit 2 naming it
-        from ilp_pyramid.backends import mip
+    from ilp_pyramid import backends
 
-        mip.require(MIP_REPAIRS[repair])
+    backends.require(REPAIR_SOLVERS[repair])  # a missing extra: exit 2 naming it
 
 
 def progress_text(p) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
 from ilp_pyramid.puzzles.bel.lns.region import RegionNeighbourhood
@@ -25,7 +26,8 @@ from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labe
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
-SOLVED, TIMEOUT, STOPPED = "solved", "timeout", "stopped"
+# A run that `should_stop` ended (the hunt's stop flag) is `interrupted`: stopped from outside.
+SOLVED, TIMEOUT, INTERRUPTED = Status.SOLVED, Status.TIMEOUT, Status.INTERRUPTED
 NEIGHBOURHOODS = ("family", "region", "region2")
 
 
@@ -117,13 +119,13 @@ class Progress:
 class LnsOutcome:
     n: int
     repair: str
-    status: str  # solved | timeout | stopped
+    status: Status  # solved | timeout | interrupted
     seconds: float
     best_conflicts: int
     best_labels: np.ndarray
     moves: int
     restarts: int
-    repairs: Counter = field(default_factory=Counter)  # (family, status) -> count
+    repairs: Counter = field(default_factory=Counter)  # (family, Status) -> count
     solution: BelSolution | None = None
     solved_by: str = ""  # "search" or "repair X|Y|Z"
     repair_seconds: float = 0.0  # wall time spent in repairs
@@ -195,7 +197,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     if on_best is not None:
         on_best(best, best_labels)
 
-    def finish(status: str, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
+    def finish(status: Status, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
         return LnsOutcome(n, repair, status, time.perf_counter() - began, best, best_labels,
                           search.moves, restarts, stats, solution, how, *spent)
 
@@ -204,7 +206,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         if deadline is not None and now >= deadline:
             return finish(TIMEOUT)
         if should_stop is not None and should_stop():
-            return finish(STOPPED)
+            return finish(INTERRUPTED)
         elapsed = time.perf_counter() - began
         family_ok = _within(family_spent[0], repair_cap, elapsed)
         region_ok = region is not None and _within(region_spent[0], settings.region_share,

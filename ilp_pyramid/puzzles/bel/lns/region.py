@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays
-from ilp_pyramid.puzzles.bel.lns.repair import IMPOSSIBLE, SOLVED, TIMEOUT, RepairResult
+from ilp_pyramid.puzzles.bel.lns.repair import INFEASIBLE, SOLVED, TIMEOUT, RepairResult
 
 
 def conflict_lines(n: int, labels: np.ndarray) -> np.ndarray:
@@ -80,7 +80,7 @@ class RegionRepairer:
     def repair(self, labels: np.ndarray, free: np.ndarray, time_limit: float | None = None,
                phases: bool = True) -> RepairResult:
         """Re-label the lines `free` (indices), every other line kept, so that every cube
-        shows exactly once: `solved` (with the labels), `impossible` or `timeout`."""
+        shows exactly once: `solved` (with the labels), `infeasible` or `timeout`."""
         start = time.perf_counter()
         lab = np.asarray(labels, dtype=np.int64)
         mask = np.zeros(len(lab), dtype=bool)
@@ -91,14 +91,14 @@ class RegionRepairer:
         result = self.session.solve(kept.tolist(), time_limit,
                                     None if hints is None else hints.tolist())
         seconds = time.perf_counter() - start
-        if result.model is not None and result.status == "solved":
+        if result.model is not None and result.status == SOLVED:
             model = np.asarray(result.model, dtype=np.int64)
             truth = model[self.lits - 1] > 0  # (lines, labels)
             out = lab.astype(np.int32).copy()
             out[mask] = np.argmax(truth[mask], axis=1)
             return RepairResult(SOLVED, seconds, out)
-        if result.status == "infeasible":
-            return RepairResult(IMPOSSIBLE, seconds)
+        if result.status == INFEASIBLE:
+            return RepairResult(INFEASIBLE, seconds)
         return RepairResult(TIMEOUT, seconds, message=result.message)
 
     def close(self) -> None:
@@ -108,7 +108,7 @@ class RegionRepairer:
 class RegionNeighbourhood:
     """Region repairs with a region that grows while the solver answers in time.
 
-    After an answer (solved or impossible) in under half the time limit the next region gets
+    After an answer (solved or infeasible) in under half the time limit the next region gets
     a quarter more crossing lines (at least 2); after a timeout 30% fewer. `two_free`: one
     family, drawn at random per repair, stays fixed inside the region as well.
     """

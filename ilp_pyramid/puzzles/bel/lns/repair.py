@@ -1,5 +1,9 @@
 """Whole-family repair as exact cover, solved by SAT, MIP or Dancing Links.
 
+The cover is a `backends.ExactCoverForm`; the backend lowers it to what the repair's solver
+takes (backends/lowering.py). A repair's status is a `Status`: solved, infeasible (no
+labelling of the family completes the other two), timeout, or error (the solver failed).
+
 With two line families fixed, choosing the third is an exact-cover problem. For Z: every
 column (x, y) picks one label l, which places the cubes {X(x, h), Y(y, h), l} for every h of
 the column; a solution covers every cube exactly once, so it IS a solution of the pyramid.
@@ -15,15 +19,20 @@ from __future__ import annotations
 import multiprocessing
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
 REPAIRS = ("sat", "mip", "dlx", "scip")
-# The MIP repairs: "mip" is HiGHS; "scip" the same model through SCIP (extra scip).
-MIP_REPAIRS = {"mip": "highs", "scip": "scip"}
-SOLVED, IMPOSSIBLE, TIMEOUT = "solved", "impossible", "timeout"
+# The solver of each repair: "mip" is HiGHS; "scip" the same model through SCIP (extra scip).
+REPAIR_SOLVERS = {"sat": "kissat", "mip": "highs", "dlx": "dlx", "scip": "scip"}
+SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends import ExactCoverForm
 # SAT repairs with at most this many options run in-process (kissat cannot be interrupted
 # there); larger ones run in a child process that keeps the time limit.
 INLINE_OPTIONS = 600
@@ -42,10 +51,19 @@ class CoverProblem:
     def num_items(self) -> int:
         return self.num_cubes + len(self.free_lines)
 
+    def form(self) -> ExactCoverForm:
+        """The cover as the backends' exact-cover form (every item primary), named for
+        reading: o_<family>_<line>_l<label> per option, item_<i> per item."""
+        from ilp_pyramid import backends
+
+        names = [f"o_{self.family}_{self.free_lines[pos]}_l{label}" for pos, label in self.options]
+        return backends.ExactCoverForm(self.rows, self.num_items, row_names=names,
+                                       name=f"bel_n{self.n}_repair_{self.family}")
+
 
 @dataclass
 class RepairResult:
-    status: str  # solved | impossible | timeout
+    status: Status  # solved | infeasible | timeout | error
     seconds: float
     labels: np.ndarray | None = None
     message: str = ""
@@ -86,123 +104,45 @@ def apply_choice(problem: CoverProblem, labels: np.ndarray, chosen: list[int]) -
 def repair(n: int, labels: np.ndarray, family: str, method: str = "sat",
            time_limit: float | None = None, seed: int | None = None) -> RepairResult:
     """Re-label one whole family so that every cube appears exactly once, if possible."""
+    if method not in REPAIRS:
+        raise ValueError(f"unknown repair {method!r} (choose from {', '.join(REPAIRS)})")
     start = time.perf_counter()
     problem = cover_problem(n, labels, family)
-    covered = {item for row in problem.rows for item in row}
-    if len(covered) < problem.num_items:
+    form = problem.form()
+    if form.uncovered():
         # some cube or line has no option at all: nothing to search
-        return RepairResult(IMPOSSIBLE, time.perf_counter() - start)
-    if method == "sat":
-        status, chosen, message = _solve_sat(problem, time_limit, seed)
-    elif method in MIP_REPAIRS:
-        status, chosen, message = _solve_mip(problem, time_limit, seed, MIP_REPAIRS[method])
-    elif method == "dlx":
-        status, chosen, message = _solve_dlx(problem, time_limit)
-    else:
-        raise ValueError(f"unknown repair {method!r} (choose from {', '.join(REPAIRS)})")
+        return RepairResult(INFEASIBLE, time.perf_counter() - start)
+    answer = _solve(form, method, time_limit, seed)
+    status = SOLVED if answer.has_solution else answer.status
+    message = "" if status in (SOLVED, INFEASIBLE) else (
+        answer.message or f"{answer.solver}: {answer.status}")
     result = RepairResult(status, time.perf_counter() - start, message=message)
     if status == SOLVED:
-        result.labels = apply_choice(problem, labels, chosen)
+        result.labels = apply_choice(problem, labels, answer.rows)
     return result
 
 
-# -- SAT: one variable per option, exactly one option per item --------------------------------
+def _solve(form: ExactCoverForm, method: str, time_limit: float | None,
+           seed: int | None) -> Result:
+    """The backend's answer (`Result`, rows set) for the repair's solver."""
+    from ilp_pyramid import backends
 
-def cover_cnf(problem: CoverProblem) -> list[list[int]]:
-    from pysat.formula import IDPool
-
-    from ilp_pyramid.cardinality import CardEnc, EncType
-
-    by_item: list[list[int]] = [[] for _ in range(problem.num_items)]
-    for option, row in enumerate(problem.rows):
-        for item in row:
-            by_item[item].append(option + 1)
-    pool = IDPool(start_from=len(problem.rows) + 1)
-    clauses: list[list[int]] = []
-    for lits in by_item:
-        encoding = EncType.pairwise if len(lits) <= 6 else EncType.seqcounter
-        clauses.extend(CardEnc.equals(lits, bound=1, vpool=pool, encoding=encoding).clauses)
-    return clauses
-
-
-def _solve_sat(problem: CoverProblem, time_limit: float | None, seed: int | None):
-    from ilp_pyramid.backends import base, sat
-    from ilp_pyramid.backends.base import SolveOptions
-
-    clauses = cover_cnf(problem)
-    if len(problem.rows) <= INLINE_OPTIONS or multiprocessing.current_process().daemon:
+    solver = REPAIR_SOLVERS[method]
+    if method == "sat" and (len(form.rows) <= INLINE_OPTIONS
+                            or multiprocessing.current_process().daemon):
         # Small covers (the X and Y families) take milliseconds: a child process would cost
         # more than the solve. A daemonic process (a Dask worker, say) may not fork at all.
-        return _solve_sat_inline(clauses, problem)
-    result = sat.solve(clauses, "kissat404", SolveOptions(time_limit=time_limit, seed=seed))
-    if result.status == base.OPTIMAL:
-        true = set(lit for lit in result.model if lit > 0)
-        return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
-    if result.status == base.INFEASIBLE:
-        return IMPOSSIBLE, None, ""
-    return TIMEOUT, None, result.message
+        return _solve_sat_inline(form, solver)
+    # One thread: racing searches (--jobs) already take a core each.
+    return backends.solve(form, solver, SolveOptions(time_limit=time_limit, threads=1,
+                                                     seed=seed))
 
 
-def _solve_sat_inline(clauses: list[list[int]], problem: CoverProblem):
-    from ilp_pyramid.backends import base, sat
+def _solve_sat_inline(form: ExactCoverForm, solver: str) -> Result:
+    """The backends' lowering to CNF, solved in this process (no child, no time limit)."""
+    from ilp_pyramid.backends import lowering, sat
 
-    result = sat.solve_in_process(clauses, "kissat")
-    if result.status != base.OPTIMAL:
-        return IMPOSSIBLE, None, ""
-    true = set(lit for lit in result.model if lit > 0)
-    return SOLVED, [o for o in range(len(problem.rows)) if o + 1 in true], ""
-
-
-# -- MIP: the set-partitioning model, solved by HiGHS or SCIP ---------------------------------
-
-def cover_mip(problem: CoverProblem):
-    import pulp
-
-    model = pulp.LpProblem(f"bel_n{problem.n}_repair_{problem.family}", pulp.LpMinimize)
-    chosen = [model.add_variable(f"o_{problem.family}_{problem.free_lines[pos]}_l{label}",
-                                 cat=pulp.LpBinary)
-              for pos, label in problem.options]
-    by_item: list[list[int]] = [[] for _ in range(problem.num_items)]
-    for option, row in enumerate(problem.rows):
-        for item in row:
-            by_item[item].append(option)
-    for item, options in enumerate(by_item):
-        expression = pulp.LpAffineExpression([(chosen[o], 1) for o in options])
-        model.addConstraint(pulp.LpConstraint(expression, pulp.LpConstraintEQ, rhs=1),
-                            f"item_{item}")
-    model.setObjective(pulp.LpAffineExpression([]))
-    return model, chosen
-
-
-def _solve_mip(problem: CoverProblem, time_limit: float | None, seed: int | None,
-               solver: str = "highs"):
-    from ilp_pyramid import backends
-    from ilp_pyramid.backends import base
-    from ilp_pyramid.backends.base import SolveOptions
-
-    model, variables = cover_mip(problem)
-    result = backends.solve(model, solver,
-                            SolveOptions(time_limit=time_limit, threads=1, seed=seed))
+    result = sat.solve_in_process(lowering.to_cnf(form), solver)
     if result.has_solution:
-        return SOLVED, [o for o, v in enumerate(variables)
-                        if result.values.get(v.name, 0.0) > 0.5], ""
-    if result.status == base.INFEASIBLE:
-        return IMPOSSIBLE, None, ""
-    if result.status == base.TIMEOUT:
-        return TIMEOUT, None, result.message
-    return TIMEOUT, None, f"{solver}: {result.status} {result.message}".strip()
-
-
-# -- Dancing Links: the package's exact-cover engine ------------------------------------------
-
-def _solve_dlx(problem: CoverProblem, time_limit: float | None):
-    from ilp_pyramid import backends
-    from ilp_pyramid.backends.base import SolveOptions, Status
-
-    result = backends.solve(backends.ExactCoverForm(problem.rows, problem.num_items), "dlx",
-                            SolveOptions(time_limit=time_limit))
-    if result.status == Status.SOLVED:
-        return SOLVED, result.rows, ""
-    if result.status == Status.INFEASIBLE:
-        return IMPOSSIBLE, None, ""
-    return TIMEOUT, None, "time limit"
+        result.rows = lowering.rows_from_model(form, result.model)
+    return result

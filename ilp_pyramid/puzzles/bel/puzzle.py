@@ -1,0 +1,124 @@
+"""Bel's Pyramid as a `protocol.Puzzle`: an instance is N, a solution a `BelSolution`.
+
+    >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.bel.puzzle import PUZZLE as bel
+    >>> result = protocol.solve(bel, bel.instance(2), solver="highs")
+    >>> result.status, bel.verify(2, result.solution)
+    (<Status.SOLVED: 'solved'>, [])
+
+Everything here goes through the modules that already do the work (model.py, cnf.py,
+solution.py, render.py, verify/bel.py); they are imported on first use, so importing this
+module loads neither PuLP nor python-sat nor matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.protocol import BenchCase, Model
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.bel.solution import BelSolution
+
+DEFAULT_N = 3  # the classic 35-cube pyramid
+BENCH_SIZES = (2, 3)
+
+
+class BelPuzzle:
+    """Label every line of a step pyramid of N levels with 0..2N-2 so that every cube of the
+    set {a <= b <= c} shows exactly once."""
+
+    name = "bel"
+    title = "Bel's Pyramid: label the lines of an N-level pyramid so every cube shows once"
+    # "mip": the counts formulation (model.py); "cnf": the counts encoding (cnf.py).
+    forms = ("mip", "cnf")
+
+    def instance(self, n: int = DEFAULT_N) -> int:
+        """The pyramid of `n` levels (1 .. geometry.MAX_N); InputError otherwise."""
+        from ilp_pyramid.puzzles.bel.geometry import MAX_N
+
+        if type(n) is not int or not 1 <= n <= MAX_N:
+            raise InputError(f"N must be an integer between 1 and {MAX_N} (got {n!r})")
+        return n
+
+    def parse(self, text: str) -> int:
+        """N written as a decimal number (what `ilp-pyramid solve N` takes)."""
+        from ilp_pyramid.parsing import parse_int
+
+        return self.instance(parse_int(text.strip(), "N", "a number of levels"))
+
+    def default(self) -> int:
+        return DEFAULT_N
+
+    def model(self, instance: int, form: str, *, formulation: str | None = None,
+              card: str | None = None) -> Model:
+        """The MIP (`formulation`: counts, rotations, ...) or the CNF (`formulation` is then
+        the encoding: counts, support, ...; `card` the "one cell per cube" encoding).
+
+        No strategies: some of them are hypotheses, and the protocol's `infeasible` is a
+        proof about the puzzle (`ilp-pyramid solve --strategy` names them)."""
+        n = self.instance(instance)
+        if form == "mip":
+            from ilp_pyramid.puzzles.bel.model import build_model
+
+            built = build_model(n, formulation or "counts")
+            return Model("mip", built.problem, lambda answer: built.decode(answer.values))
+        if form == "cnf":
+            from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, DEFAULT_ENCODING, build_cnf
+
+            cnf = build_cnf(n, formulation or DEFAULT_ENCODING, card or DEFAULT_CARD)
+            return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model))
+        raise InputError(f"bel has no {form!r} model (forms: {', '.join(self.forms)})")
+
+    def verify(self, instance: int, solution: BelSolution) -> list[str]:
+        from ilp_pyramid.verify.bel import verify_solution
+
+        if solution.n != instance:
+            return [f"the labelling is for N={solution.n}, the instance is N={instance}"]
+        return verify_solution(solution).reasons()
+
+    def render(self, instance: int, solution: BelSolution, fmt: str = "text") -> str | bytes:
+        """"text": Knuth's drawing; "png" / "svg": the 3-D view and the levels (extra
+        `pictures`); "html": the interactive 3-D view."""
+        if fmt == "text":
+            return solution.to_drawing()
+        if fmt == "png":
+            from ilp_pyramid.puzzles.bel.render import png_bytes
+
+            return png_bytes(solution)
+        if fmt == "svg":
+            from ilp_pyramid.figures import svg_text
+            from ilp_pyramid.puzzles.bel.render import figure
+
+            return svg_text(figure(solution))
+        if fmt == "html":
+            from ilp_pyramid.puzzles.bel.html import html_text
+
+            return html_text(solution)
+        raise InputError(f"bel draws text, png, svg or html, not {fmt!r}")
+
+    def to_json(self, instance: int, solution: BelSolution) -> dict:
+        """The keys `solve --json` and `verify` share: "n" and "solution" (Z, X, Y)."""
+        return {"n": instance, "solution": solution.to_dict()}
+
+    def from_json(self, data: dict) -> tuple[int, BelSolution]:
+        """`to_json`'s output, a `solve --json` object or a bare {"Z", "X", "Y"}; N defaults to
+        the labelling's own."""
+        import json
+
+        from ilp_pyramid.puzzles.bel.solution import parse_json
+
+        if not isinstance(data, dict):
+            raise InputError("a Bel solution must be a JSON object")
+        solution = parse_json(json.dumps(data))  # the strict reader of `verify FILE`
+        n = data.get("n", solution.n)
+        return self.instance(n), solution
+
+    def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
+        """One `ilp-pyramid solve N` per size."""
+        return [BenchCase(("solve", str(n)), {"n": n}) for n in (sizes or BENCH_SIZES)]
+
+
+PUZZLE = BelPuzzle()

@@ -1,0 +1,243 @@
+"""IQ Pyramid / Kanoodle as a `protocol.Puzzle`: an instance is a `model.Instance` (board,
+pieces, given pieces and pins), a solution the filling {board cell: piece index}.
+
+    >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.iq.puzzle import PUZZLE as iq
+    >>> challenge = iq.instance("triangle", {"B": [[0, 0], [0, 1], [1, 1], [0, 2], [1, 2]]})
+    >>> result = protocol.solve(iq, challenge, solver="dlx")
+    >>> result.status, result.form
+    (<Status.SOLVED: 'solved'>, 'exact_cover')
+
+Through boards.py, given.py, model.py, solve.py, count.py, render.py and verify/iq.py, imported on
+first use: importing this module loads neither PuLP, nor python-sat, nor numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.protocol import BenchCase, Model
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.base import SolveOptions
+    from ilp_pyramid.puzzles.iq.boards import Board
+    from ilp_pyramid.puzzles.iq.model import Instance
+    from ilp_pyramid.puzzles.iq.pieces import Piece
+
+DEFAULT_BOARD = "pyramid5"  # the IQ Pyramid itself: 55 balls, the 12 pieces
+BENCH_BOARDS = ("pyramid5", "triangle", "rectangle")
+
+Filling = dict[int, int]  # board cell index -> piece index
+
+
+class IQPuzzle:
+    """Fill a 2-D board or a ball pyramid with the Kanoodle pieces, some perhaps given."""
+
+    name = "iq"
+    title = "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces"
+    # One exact cover (model.Instance.exact_cover_rows): the backends lower it for MIP
+    # solvers, SAT solvers and CP-SAT (backends/lowering.py).
+    forms = ("exact_cover",)
+
+    def instance(self, board: str | Board = DEFAULT_BOARD,
+                 given: str | Mapping[str, Any] | None = None, *,
+                 pieces: str | Sequence[Piece] | None = None) -> Instance:
+        """`board`: a name (triangle, rectangle, pyramidN), a board file, or a `Board`.
+        `given`: the puzzle-book challenge, as the text `iq solve --given` reads (a drawing
+        or JSON) or as a dict {"B": [[x, y], ...], "h": [[i, j, level]]} (a small letter
+        pins cells). `pieces`: a piece-set file, or the pieces (default: the 12 Kanoodle)."""
+        import json
+
+        from ilp_pyramid.puzzles.iq.boards import Board, board_by_name
+        from ilp_pyramid.puzzles.iq.given import parse_challenge
+        from ilp_pyramid.puzzles.iq.model import build_instance
+        from ilp_pyramid.puzzles.iq.pieces import piece_set
+
+        board = board if isinstance(board, Board) else board_by_name(board)
+        chosen = piece_set(pieces) if pieces is None or isinstance(pieces, str) \
+            else tuple(pieces)
+        if given is None:
+            return build_instance(board, chosen)
+        text = given if isinstance(given, str) else json.dumps(dict(given))
+        challenge = parse_challenge(text, board, chosen)
+        return build_instance(board, chosen, challenge.given, challenge.pins)
+
+    def parse(self, text: str) -> Instance:
+        """A board name on the first line, then (optionally) the challenge drawn on it as
+        `--given` files hold it; or a 2-D board drawn as text ('.' a cell, '#' outside)."""
+        from ilp_pyramid.puzzles.iq.boards import named_board, parse_text_board
+
+        lines = text.splitlines()
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if first is None:
+            raise InputError("empty IQ input: give a board name or draw a board")
+        board = named_board(lines[first])
+        if board is None:
+            return self.instance(parse_text_board(text))
+        rest = "\n".join(lines[first + 1:])
+        return self.instance(board, rest if rest.strip() else None)
+
+    def default(self) -> Instance:
+        return self.instance(DEFAULT_BOARD)
+
+    def model(self, instance: Instance, form: str) -> Model:
+        if form == "exact_cover":
+            from ilp_pyramid.puzzles.iq.solve import exact_cover_form
+
+            return Model("exact_cover", exact_cover_form(instance),
+                         lambda answer: instance.assignment(answer.rows))
+        raise InputError(f"iq has no {form!r} model (forms: {', '.join(self.forms)})")
+
+    def verify(self, instance: Instance, solution: Filling) -> list[str]:
+        """The filling by board coordinates and letters, judged by verify/iq.py alone."""
+        from ilp_pyramid.verify.iq import verify_filling
+
+        board = instance.board
+        problems = [f"cell {c} is not on board {board.name}" for c in solution
+                    if not 0 <= c < board.size]
+        problems += [f"piece {k} is not in the piece set" for k in set(solution.values())
+                     if not 0 <= k < len(instance.pieces)]
+        if problems:
+            return problems
+        filling = {board.cells[c]: letter for c, letter in instance.letters(solution).items()}
+        verdict = verify_filling(board.cells, {p.letter: p.cells for p in instance.pieces},
+                                 filling, instance.fixed_letters())
+        return verdict.problems
+
+    def render(self, instance: Instance, solution: Filling, fmt: str = "text") -> str | bytes:
+        """"text": the letter grid of `iq solve` (a pyramid level by level, bottom first);
+        "png" / "svg": the coloured board (extra `pictures`)."""
+        from ilp_pyramid.puzzles.iq.render import letter_grid
+
+        board, letters = instance.board, instance.letters(solution)
+        if fmt == "text":
+            grid = letter_grid(board, letters)
+            if board.dims == 2:
+                return "\n".join(grid) + "\n"  # type: ignore[arg-type]
+            return "\n\n".join("\n".join(level) for level in grid) + "\n"
+        drawing = {"given": set(instance.given), "pins": set(instance.pins)}
+        if fmt == "png":
+            from ilp_pyramid.puzzles.iq.render import png_bytes
+
+            return png_bytes(board, letters, instance.pieces, board.name, **drawing)
+        if fmt == "svg":
+            from ilp_pyramid.figures import svg_text
+            from ilp_pyramid.puzzles.iq.render import draw
+
+            return svg_text(draw(board, letters, instance.pieces, board.name, **drawing))
+        raise InputError(f"iq draws text, png or svg, not {fmt!r}")
+
+    def to_json(self, instance: Instance, solution: Filling) -> dict:
+        """"board" and "grid" as `iq solve --json` has them, "given" as `--given` JSON reads
+        it; a board or piece set of one's own is written out whole."""
+        from ilp_pyramid.puzzles.iq.boards import named_board
+        from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
+        from ilp_pyramid.puzzles.iq.render import letter_grid
+
+        board = instance.board
+        data: dict[str, Any] = {"board": board.name}
+        if named_board(board.name) != board:
+            data["cells"] = [list(cell) for cell in board.cells]
+        if instance.pieces != STANDARD_PIECES:
+            data["pieces"] = [{"letter": p.letter, "cells": [list(c) for c in p.cells],
+                               "colour": p.colour} for p in instance.pieces]
+        given: dict[str, list[list[int]]] = {}
+        for cells, case in ((instance.given, str.upper), (instance.pins, str.lower)):
+            for c, k in sorted(cells.items()):
+                given.setdefault(case(instance.pieces[k].letter), []).append(
+                    list(board.cells[c]))
+        data["given"] = given
+        data["grid"] = letter_grid(board, instance.letters(solution))
+        return data
+
+    def from_json(self, data: dict) -> tuple[Instance, Filling]:
+        """`to_json`'s output; a `iq solve --json` object (board and grid) too."""
+        board = _json_board(data)
+        pieces = _json_pieces(data)
+        given = data.get("given") or None
+        if given is not None and not isinstance(given, dict):
+            raise InputError('"given" must be a JSON object {"letter": [cells], ...}')
+        instance = self.instance(board, given, pieces=pieces)
+        return instance, _read_grid(instance, data.get("grid"))
+
+    def count(self, instance: Instance, options: SolveOptions | None = None) -> int:
+        """Every filling, over `options.threads` processes (default 1); TimeoutError when
+        `options.time_limit` stops the count first (a partial count is no answer)."""
+        from ilp_pyramid.puzzles.iq.count import count_solutions
+
+        jobs = options.threads if options is not None and options.threads else 1
+        limit = options.time_limit if options is not None else None
+        report = count_solutions(instance, jobs=jobs, time_limit=limit)
+        if not report.complete:
+            raise TimeoutError(f"the count stopped at the time limit after {report.solutions} "
+                               f"fillings")
+        return report.solutions
+
+    def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
+        """The three 55-cell boards, each filled by all 12 pieces (`sizes` does not apply)."""
+        return [BenchCase(("iq", "solve", board), {"board": board}) for board in BENCH_BOARDS]
+
+
+def _json_board(data: object) -> Board:
+    from ilp_pyramid.puzzles.iq.boards import Board, named_board
+
+    if not isinstance(data, dict) or not isinstance(data.get("board"), str):
+        raise InputError('an IQ solution must be a JSON object with a "board" name')
+    name, cells = data["board"], data.get("cells")
+    if cells is None:
+        board = named_board(name)
+        if board is None:
+            raise InputError(f"unknown board {name!r} without its \"cells\"")
+        return board
+    if not isinstance(cells, list) or not cells or not all(
+            isinstance(c, list) and len(c) == 2 and all(type(v) is int and v >= 0 for v in c)
+            for c in cells):
+        raise InputError('"cells" must be a list of [x, y] pairs of integers >= 0')
+    if len({tuple(c) for c in cells}) != len(cells):
+        raise InputError('"cells" lists a cell twice')
+    return Board(name, 2, tuple((c[0], c[1]) for c in cells))
+
+
+def _json_pieces(data: dict) -> tuple[Piece, ...] | None:
+    from ilp_pyramid.puzzles.iq.pieces import _piece_from_json
+
+    entries = data.get("pieces")
+    if entries is None:
+        return None
+    if not isinstance(entries, list) or not entries:
+        raise InputError('"pieces" must be a non-empty list')
+    pieces = tuple(_piece_from_json(entry, i, "the solution") for i, entry in enumerate(entries))
+    if len({p.letter for p in pieces}) != len(pieces):
+        raise InputError('"pieces" uses a letter twice')
+    return pieces
+
+
+def _read_grid(instance: Instance, grid: object) -> Filling:
+    """The filling from `render.letter_grid`'s rows (2-D) or levels of rows (3-D); a `.`
+    leaves the cell empty, for the checker to report."""
+    board = instance.board
+    rows_ok = isinstance(grid, list) and all(isinstance(row, str) for row in grid)
+    levels_ok = isinstance(grid, list) and all(
+        isinstance(level, list) and all(isinstance(row, str) for row in level) for level in grid)
+    if not (rows_ok if board.dims == 2 else levels_ok):
+        raise InputError('"grid" must be the rows of letters (a pyramid: a list of levels of '
+                         'rows), as `iq solve --json` writes it')
+    letters = {p.letter: k for k, p in enumerate(instance.pieces)}
+    filling: Filling = {}
+    for c, cell in enumerate(board.cells):
+        *at, last = (cell[2], cell[1], cell[0]) if board.dims == 3 else (cell[1], cell[0])
+        rows: Any = grid
+        for index in at:
+            rows = rows[index] if index < len(rows) else ""
+        ch = rows[last] if last < len(rows) else "."
+        if ch in ". ":
+            continue
+        if ch not in letters:
+            raise InputError(f"the grid holds {ch!r}, no piece of the set")
+        filling[c] = letters[ch]
+    return filling
+
+
+PUZZLE = IQPuzzle()

@@ -1,0 +1,229 @@
+"""The Sudoku Cube as a `protocol.Puzzle`: an instance is a sticker state (and the digits that
+look the same after a half turn), a solution a `CubeSolution`: the grid every face shows 1-9
+upright in, reachable from the state by face turns.
+
+    >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.sudoku_cube.puzzle import PUZZLE as cube
+    >>> scrambled = cube.generate(10, seed=1)
+    >>> result = protocol.solve(cube, scrambled, solver="highs")
+    >>> result.status, cube.verify(scrambled, result.solution)
+    (<Status.SOLVED: 'solved'>, [])
+
+The model is the default one of `sudoku-cube solve` (the parities counted in the model, every
+turning rule). Through state.py, model.py, solution.py, generate.py, render.py and
+verify/sudoku_cube.py, imported on first use: importing this module loads no PuLP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.protocol import BenchCase, Infeasible, Model
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
+    from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
+
+BENCH_SCRAMBLES = (5, 30)  # a few turns from solved, and the generator's default
+
+
+@dataclass(frozen=True)
+class Cube:
+    """A Sudoku Cube to solve: its stickers, and the digits that may point up or down (1
+    always may)."""
+
+    state: CubeState
+    symmetric: frozenset[int] = field(default=frozenset({1}))
+
+
+class SudokuCubePuzzle:
+    """Find where every piece of a scrambled Sudoku Cube goes, and how it turns, so that every
+    face shows 1-9 upright, in a grid that face turns reach."""
+
+    name = "sudoku-cube"
+    title = "Sudoku Cube: a Rubik's Cube with digits, every face to show 1-9 upright"
+    forms = ("mip",)
+
+    def instance(self, state: CubeState | str | Mapping[str, Sequence[str]],
+                 symmetric: Iterable[int] = ()) -> Cube:
+        """`state`: a `CubeState`, its text format (`FACE: nine tokens` per line) or its JSON
+        form {"U": ["5^", ...], ...}; `symmetric`: digits that look the same upside down."""
+        from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
+
+        if isinstance(state, str):
+            state = parse_state(state)
+        elif not isinstance(state, CubeState):
+            if not isinstance(state, Mapping) or not all(
+                    isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)
+                    for tokens in state.values()):
+                raise InputError('a cube\'s faces must be {"U": ["5^", ...], ...}')
+            state = state_from_dict(dict(state))
+        digits = set(symmetric)
+        if not all(type(d) is int and 1 <= d <= 9 for d in digits):
+            raise InputError(f"symmetric digits must be 1-9 (got {sorted(digits, key=str)})")
+        return Cube(state, frozenset(digits | {1}))
+
+    def parse(self, text: str) -> Cube:
+        """The sticker file `sudoku-cube solve FILE` reads."""
+        return self.instance(text)
+
+    def default(self) -> Cube:
+        raise InputError("the Sudoku Cube has no default cube: give a sticker file (or make "
+                         "one: ilp-pyramid sudoku-cube generate --seed S)")
+
+    def generate(self, size: int | None = None, seed: int = 0, planted: bool = True) -> Cube:
+        """A random solved design scrambled by `size` face turns (default 30), as `sudoku-cube
+        generate` makes it: every generated cube has its design planted, `planted` or not."""
+        from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
+
+        if size is not None and not 0 <= size <= 10_000:
+            raise InputError(f"a scramble is 0 to 10000 face turns (got {size})")
+        return Cube(generate(seed, DEFAULT_SCRAMBLE if size is None else size).state)
+
+    def model(self, instance: Cube, form: str) -> Model:
+        """The grid model (model.py). Digits that cannot make six 1-9 faces raise
+        `protocol.Infeasible` saying which."""
+        if form != "mip":
+            raise InputError(f"sudoku-cube has no {form!r} model (forms: "
+                             f"{', '.join(self.forms)})")
+        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model, decode
+        from ilp_pyramid.puzzles.sudoku_cube.runner import NO_GRID, digit_count_problem
+        from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
+
+        problem = digit_count_problem(instance.state)
+        if problem:
+            raise Infeasible(f"{NO_GRID}: {problem}")
+        try:
+            built = build_model(instance.state, instance.symmetric)
+        except NoGrid as exc:
+            raise Infeasible(f"{NO_GRID}: {exc}") from None
+        return Model("mip", built.problem,
+                     lambda answer: assemble(instance.state, decode(built, answer.values)))
+
+    def verify(self, instance: Cube, solution: CubeSolution) -> list[str]:
+        """verify/sudoku_cube.py on the given and target stickers and the sticker map: faces,
+        whole pieces moved as a cube moves them, reachable by turning; and the moves, if any,
+        simulated on the given cube."""
+        from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
+        from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
+
+        given, target = instance.state.to_dict(), solution.target.to_dict()
+        verdict = check_answer(given, target, solution.source, instance.symmetric)
+        problems = verdict.reasons()
+        if solution.moves is not None:
+            problems += [f"the moves miss the target at {miss}"
+                         for miss in check_moves(given, target, format_moves(solution.moves))]
+        return problems
+
+    def render(self, instance: Cube, solution: CubeSolution, fmt: str = "text") -> str | bytes:
+        """"text": the solved net with each face's direction (and the moves, if found);
+        "png" / "svg": the nets before and after (extra `pictures`)."""
+        if fmt == "text":
+            from ilp_pyramid.puzzles.sudoku_cube.render import net
+            from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
+
+            text = net(solution.target, solution.directions) + "\n"
+            if solution.moves is not None:
+                text += f"moves: {format_moves(solution.moves) or '(none)'}\n"
+            return text
+        if fmt == "png":
+            from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
+
+            return png_bytes(instance.state, solution.target, solution.directions,
+                             "Sudoku Cube")
+        if fmt == "svg":
+            from ilp_pyramid.figures import svg_text
+            from ilp_pyramid.puzzles.sudoku_cube.render import figure
+
+            return svg_text(figure(instance.state, solution.target, solution.directions,
+                                   "Sudoku Cube"))
+        raise InputError(f"sudoku-cube draws text, png or svg, not {fmt!r}")
+
+    def to_json(self, instance: Cube, solution: CubeSolution) -> dict:
+        """The solution keys of `sudoku-cube solve --json` (faces, directions, assignment,
+        moves), after the given cube ("given") and its half-turn-symmetric digits."""
+        return {"given": instance.state.to_dict(), "symmetric": sorted(instance.symmetric),
+                **solution.to_json()}
+
+    def from_json(self, data: dict) -> tuple[Cube, CubeSolution]:
+        """`to_json`'s output. The sticker map is rebuilt from "assignment"; "faces" is
+        taken as written, so a target the pieces do not make fails `verify`."""
+        if not isinstance(data, dict):
+            raise InputError("a Sudoku Cube solution must be a JSON object")
+        symmetric = data.get("symmetric", [1])
+        if not isinstance(symmetric, list):
+            raise InputError('"symmetric" must be a list of digits')
+        instance = self.instance(_faces(data, "given"), symmetric)
+        target = self.instance(_faces(data, "faces")).state
+        solution = _assembled(instance.state, data)
+        solution.target = target
+        moves = data.get("moves")
+        if moves is not None:
+            from ilp_pyramid.puzzles.sudoku_cube.simulate import parse_moves
+
+            if not isinstance(moves, str):
+                raise InputError('"moves" must be a string of face turns')
+            solution.moves = parse_moves(moves)
+        return instance, solution
+
+    def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
+        """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
+        bench's --seed picks the cube."""
+        return [BenchCase(("sudoku-cube", "bench-one", "--scramble", str(turns)),
+                          {"scramble": turns}) for turns in (sizes or BENCH_SCRAMBLES)]
+
+
+def _faces(data: dict, key: str) -> Any:
+    faces = data.get(key)
+    if not isinstance(faces, dict):
+        raise InputError(f'"{key}" must be the six faces {{"U": ["5^", ...], ...}}')
+    return faces
+
+
+def _assembled(state: CubeState, data: dict) -> CubeSolution:
+    """The grid of "assignment" (and "directions") applied to the given stickers."""
+    from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, geometry
+    from ilp_pyramid.puzzles.sudoku_cube.model import Grid
+    from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
+
+    rows, directions = data.get("assignment"), data.get("directions")
+    if not isinstance(rows, list) or not isinstance(directions, dict):
+        raise InputError('a Sudoku Cube solution needs "assignment" (a list of pieces) and '
+                         '"directions" (one per face)')
+    geo = geometry()
+    # Lists, not the strings FACES and DIRECTIONS: str.index would find "UR" in "URFDLB".
+    faces, arrows = list(FACES), list(DIRECTIONS)
+    corners: dict[int, tuple[int, int]] = {}
+    edges: dict[int, tuple[int, int]] = {}
+    centres: dict[int, int] = {}
+    try:
+        for row in rows:
+            kind = row["piece"]
+            if kind == "corner":
+                names, turn, into = geo.corner_names, row["twist"], corners
+            elif kind == "edge":
+                names, turn, into = geo.edge_names, row["flip"], edges
+            elif kind == "centre":
+                centres[faces.index(row["from"])] = _small(row["quarter_turns"])
+                continue
+            else:
+                raise InputError(f"unknown piece kind {kind!r} in the assignment")
+            into[names.index(row["from"])] = (names.index(row["to"]), _small(turn))
+        grid = Grid(corners, edges, centres,
+                    {faces.index(face): arrows.index(arrow)
+                     for face, arrow in directions.items()})
+        return assemble(state, grid)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise InputError(f"the assignment is not one of whole pieces ({exc!r})") from None
+
+
+def _small(value: object) -> int:
+    if type(value) is not int or not 0 <= value <= 3:
+        raise ValueError(f"turn {value!r} is not 0-3")
+    return value
+
+
+PUZZLE = SudokuCubePuzzle()

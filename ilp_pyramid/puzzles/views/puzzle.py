@@ -1,0 +1,162 @@
+"""The views puzzle as a `protocol.Puzzle`: an instance is a `Views`, a solution the
+placement [z, y, x] (a boolean numpy array) of the fewest cubes.
+
+    >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.views.puzzle import PUZZLE as views
+    >>> puzzle = views.instance("fe88e8f9b499")
+    >>> result = protocol.solve(views, puzzle, solver="highs")
+    >>> result.status, int(result.solution.sum())
+    (<Status.SOLVED: 'solved'>, 12)
+
+Through geometry.py, model.py, render.py and verify/views.py, imported on first use: importing
+this module loads neither numpy nor PuLP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.protocol import BenchCase, Infeasible, Model
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ilp_pyramid.puzzles.views.geometry import Views
+
+# The spec's solvable example (the battery's puzzle 000157), docs/views.md.
+DEFAULT_SPEC = "fe88e8f9b499"
+# Bench instances, battery puzzles: the spec's example, one that needs 18 cubes, and an
+# unsolvable one (000000), answered before any model is built.
+BENCH_PUZZLES = (157, 347177, 0)
+
+
+class ViewsPuzzle:
+    """The fewest unit cubes in an n x n x n grid that show given top, front and side views."""
+
+    name = "views"
+    title = "Top-front-side views: the fewest cubes in an n x n x n grid that show three views"
+    forms = ("mip",)
+    optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
+
+    def instance(self, spec: str | None = None, *, puzzle: int | str | None = None,
+                 top: str | None = None, front: str | None = None, side: str | None = None,
+                 n: int | None = None) -> Views:
+        """The views from exactly one of: `spec` (hex digits or a 0/1 string, see
+        `geometry.parse_spec`), `puzzle` (the battery's puzzle of that number, 0..999999:
+        MD5 of its six digits), or the rows of `top`, `front` and `side` ("xx..,xxxx,...")."""
+        from ilp_pyramid.puzzles.views import geometry
+
+        rows = (top, front, side)
+        ways = [spec is not None, puzzle is not None, any(r is not None for r in rows)]
+        if sum(ways) != 1:
+            raise InputError("give the views one way: spec, puzzle, or top/front/side")
+        if spec is not None:
+            return geometry.parse_spec(spec, n)
+        if puzzle is not None:
+            return geometry.seed_views(geometry.parse_seed(puzzle))
+        if any(r is None for r in rows):
+            raise InputError("top, front and side go together")
+        views = geometry.from_rows(top, front, side)  # type: ignore[arg-type]
+        if n is not None and views.n != n:
+            raise InputError(f"the views are {views.n} x {views.n}, not {n} x {n}")
+        return views
+
+    def parse(self, text: str) -> Views:
+        """The puzzle string: hex digits or 3 n^2 bits (`views solve SPEC`)."""
+        from ilp_pyramid.puzzles.views.geometry import parse_spec
+
+        return parse_spec(text)
+
+    def default(self) -> Views:
+        return self.parse(DEFAULT_SPEC)
+
+    def model(self, instance: Views, form: str) -> Model:
+        """The minimum set cover (model.py). Views that no placement shows raise
+        `protocol.Infeasible` naming the pixels no cell can show, after the independent
+        checker agreed."""
+        if form != "mip":
+            raise InputError(f"views has no {form!r} model (forms: {', '.join(self.forms)})")
+        if not instance.solvable():
+            from ilp_pyramid.puzzles.views.solve import UNSOLVABLE_REASON, missing_pixels
+            from ilp_pyramid.verify.views import verify_unsolvable
+
+            if not verify_unsolvable(instance.bits()).valid:
+                raise InputError("internal error: the unsolvable verdict failed its check")
+            raise Infeasible(f"{UNSOLVABLE_REASON}: no cell can show "
+                             f"{', '.join(missing_pixels(instance))}")
+        from ilp_pyramid.puzzles.views.model import build_model
+
+        built = build_model(instance)
+        return Model("mip", built.problem, lambda answer: built.decode(answer.values))
+
+    def verify(self, instance: Views, solution: np.ndarray) -> list[str]:
+        """Whether the cubes show exactly the views, by re-projection (verify/views.py).
+        That they are the fewest is the solver's proof (`optimizes`), not checked here."""
+        from ilp_pyramid.puzzles.views.geometry import placement_bits
+        from ilp_pyramid.verify.views import verify_answer
+
+        return verify_answer(instance.bits(), placement_bits(solution)).reasons()
+
+    def render(self, instance: Views, solution: np.ndarray, fmt: str = "text") -> str | bytes:
+        """"text": the views and the layers side by side, and the answer bits; "png" /
+        "svg": the views beside the cubes as voxels (extra `pictures`)."""
+        from ilp_pyramid.puzzles.views import geometry
+
+        code = instance.hex() or instance.bits()
+        if fmt == "text":
+            views = [geometry.view_rows(v) for v in (instance.top, instance.front, instance.side)]
+            layers = geometry.layer_rows(solution)
+            bits = geometry.placement_bits(solution)
+            lines = [f"views n={instance.n}: {code}"]
+            lines += geometry.side_by_side(views, ["top", "front", "side"])
+            lines += geometry.side_by_side(layers, [f"z={z}" for z in range(len(layers))])
+            lines.append(f"cubes: {int(solution.sum())}; answer: "
+                         f"{geometry.bits_hex(bits) or bits}")
+            return "\n".join(lines) + "\n"
+        if fmt == "png":
+            from ilp_pyramid.puzzles.views.render import png_bytes
+
+            return png_bytes(instance, solution, f"views {code}")
+        if fmt == "svg":
+            from ilp_pyramid.figures import svg_text
+            from ilp_pyramid.puzzles.views.render import figure
+
+            return svg_text(figure(instance, solution, f"views {code}"))
+        raise InputError(f"views draws text, png or svg, not {fmt!r}")
+
+    def to_json(self, instance: Views, solution: np.ndarray) -> dict:
+        """The keys of `views solve --json` that say what was asked and answered."""
+        from ilp_pyramid.puzzles.views.geometry import bits_hex, layer_rows, placement_bits
+
+        bits = placement_bits(solution)
+        return {"n": instance.n, "input": instance.hex() or instance.bits(),
+                "cubes": int(solution.sum()), "bits": bits, "hex": bits_hex(bits),
+                "layers": layer_rows(solution)}
+
+    def from_json(self, data: dict) -> tuple[Views, np.ndarray]:
+        """`to_json`'s output or a solved `views solve --json` object: "input" and "bits"."""
+        from ilp_pyramid.puzzles.views.geometry import parse_spec, placement_from_bits
+
+        if not isinstance(data, dict):
+            raise InputError("a views solution must be a JSON object")
+        spec, bits = data.get("input"), data.get("bits")
+        if not isinstance(spec, str) or not isinstance(bits, str):
+            raise InputError('a views solution needs "input" (the views) and "bits" (the '
+                             'cubes) as strings')
+        n = data.get("n")
+        if n is not None and type(n) is not int:
+            raise InputError('"n" must be an integer')
+        views = parse_spec(spec, n)
+        return views, placement_from_bits(bits, views.n)
+
+    def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
+        """A few battery inputs (n = 4; `sizes` does not apply): two solvable, one not."""
+        from ilp_pyramid.puzzles.views.geometry import seed_hex
+
+        return [BenchCase(("views", "solve", seed_hex(number)),
+                          {"n": 4, "instance": f"{number:06}"}) for number in BENCH_PUZZLES]
+
+
+PUZZLE = ViewsPuzzle()
