@@ -13,8 +13,8 @@ module loads neither PuLP nor python-sat nor matplotlib.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.protocol import BenchCase, Model
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from ilp_pyramid.puzzles.bel.solution import BelSolution
 
 DEFAULT_N = 3  # the classic 35-cube pyramid
-BENCH_SIZES = (2, 3)
 
 
 class BelPuzzle:
@@ -117,8 +116,16 @@ class BelPuzzle:
         return self.instance(n), solution
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
-        """One `ilp-pyramid solve N` per size."""
-        return [BenchCase(("solve", str(n)), {"n": n}) for n in (sizes or BENCH_SIZES)]
+        """One `ilp-pyramid solve N` per size (default 2..4; bench_cases.py)."""
+        from ilp_pyramid.puzzles.bel import bench_cases
+
+        return bench_cases.bench_cases(sizes)
+
+    def bench_fits(self, params: Mapping[str, Any], solver: str) -> bool:
+        """Whether `solve` has this bench grid point for `solver` (bench_cases.py)."""
+        from ilp_pyramid.puzzles.bel import bench_cases
+
+        return bench_cases.bench_fits(params, solver)
 
 
 PUZZLE = BelPuzzle()

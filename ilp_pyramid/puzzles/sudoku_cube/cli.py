@@ -325,7 +325,7 @@ def bench_cmd(
     check_choices(solver, parity)
     if broken is not None and broken not in BREAKS:
         fail(f"unknown --broken {broken!r} (choose from {', '.join(BREAKS)})")
-    cases = bench_cases(None, scramble, parity, moves, grid_only, broken)
+    cases = bench_cases([scramble], parity, moves, grid_only, broken)
     try:
         specs = puzzle_grid("sudoku-cube", cases, [solver], [], time_limit, count,
                             first_seed=start)

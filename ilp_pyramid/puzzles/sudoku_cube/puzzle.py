@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
     from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
-BENCH_SCRAMBLES = (5, 30)  # a few turns from solved, and the generator's default
-
 
 @dataclass(frozen=True)
 class Cube:
@@ -171,9 +169,10 @@ class SudokuCubePuzzle:
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
         """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
-        bench's --seed picks the cube."""
-        return [BenchCase(("sudoku-cube", "bench-one", "--scramble", str(turns)),
-                          {"scramble": turns}) for turns in (sizes or BENCH_SCRAMBLES)]
+        bench's --seed picks the cube (bench_cases.py)."""
+        from ilp_pyramid.puzzles.sudoku_cube import bench_cases
+
+        return bench_cases.bench_cases(sizes)
 
 
 def _faces(data: dict, key: str) -> Any:
