@@ -21,15 +21,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def registered(monkeypatch):
-    """The bench's puzzles in the registry: Bel's grid, and a toy puzzle it never heard of."""
+    """A toy puzzle the bench never heard of, in the registry for one test."""
     from ilp_pyramid import puzzles
 
     bench_puzzles.register(puzzles.REGISTRY, monkeypatch.setitem)
 
 
 def bench_process(*args: str) -> subprocess.Popen:
-    """`ilp-pyramid ARGS` as its own process, with the test puzzles registered."""
-    return subprocess.Popen([sys.executable, "-m", "tests.bench_puzzles", *args], cwd=ROOT,
+    """`ilp-pyramid ARGS` as its own process."""
+    return subprocess.Popen([sys.executable, "-m", "ilp_pyramid", *args], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 
@@ -49,7 +49,7 @@ def _bench_args(results, *extra):
             "--results", str(results), *extra]
 
 
-def test_killed_bench_resumes_without_redoing_runs(cli, registered, tmp_path):
+def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
     """Kill the bench (and its running child) after its first result line, resume it, and
     check: every run exactly once, the first records untouched, the table = the file."""
     results = tmp_path / "runs.jsonl"
@@ -154,7 +154,7 @@ def test_a_killed_bench_takes_its_running_solve_with_it(tmp_path):
     assert not any(_alive(pid) for pid in running)
 
 
-def test_hung_run_is_killed_at_the_hard_limit_and_is_a_timeout(cli, registered, tmp_path):
+def test_hung_run_is_killed_at_the_hard_limit_and_is_a_timeout(cli, tmp_path):
     results = tmp_path / "runs.jsonl"
     start = time.monotonic()
     result = cli("bench", "--n", "5", "--solver", "kissat", "--time-limit", "120",
@@ -169,7 +169,7 @@ def test_hung_run_is_killed_at_the_hard_limit_and_is_a_timeout(cli, registered, 
     assert group["solved"] == 0 and group["timeouts"] == 1 and group["median_seconds"] is None
 
 
-def test_timeouts_and_unknown_solvers(cli, registered, tmp_path):
+def test_timeouts_and_unknown_solvers(cli, tmp_path):
     bad = cli("bench", "--n", "2", "--solver", "highs,zchaff", "--results",
               str(tmp_path / "x.jsonl"))
     assert bad.code == 2 and "unknown solver" in bad.err
@@ -182,7 +182,7 @@ def test_timeouts_and_unknown_solvers(cli, registered, tmp_path):
     assert (tmp_path / "p.png").exists()
 
 
-def test_bel_grid_skips_formulations_a_family_lacks_and_passes_axes_through(registered):
+def test_bel_grid_skips_formulations_a_family_lacks_and_passes_axes_through():
     from ilp_pyramid.bench.grid import puzzle_runs
 
     runs = puzzle_runs("bel", [2, 3], ["highs", "kissat"],
@@ -214,7 +214,7 @@ def test_bel_grid_skips_formulations_a_family_lacks_and_passes_axes_through(regi
         puzzle_runs("bel", [99], ["highs"], [], 30, 1)
 
 
-def test_strategy_sets_are_a_grid_axis(cli, registered, tmp_path):
+def test_strategy_sets_are_a_grid_axis(cli, tmp_path):
     results = tmp_path / "s.jsonl"
     result = cli("bench", "--n", "2", "--solver", "kissat", "--grid", "strategy=none,YStep",
                  "--time-limit", "30", "--results", results, "--json")
@@ -271,7 +271,7 @@ def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp
     (["--grid", "card=ladder", "--command", "solve {n}"], "--puzzle and --grid"),
     (["--command", "solve {n} --formulation {formulation}"], "give --formulation"),
 ])
-def test_bad_grids_are_one_line_exit_2(cli, registered, tmp_path, args, message):
+def test_bad_grids_are_one_line_exit_2(cli, tmp_path, args, message):
     result = cli("bench", "--n", "2", "--solver", "kissat", *args, "--results", tmp_path / "r")
     assert result.code == 2 and message in result.err, result.err
     assert len(result.err.strip().splitlines()) == 1
@@ -324,7 +324,7 @@ def test_a_signalled_bench_stops_at_once_kills_the_run_and_keeps_its_records(
     assert record["label"] == "quick" and record["status"] == "solved"
 
 
-def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, registered, tmp_path):
+def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, tmp_path):
     from ilp_pyramid.puzzles.bel.bench_cases import bench_cases
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
 
@@ -365,3 +365,21 @@ def test_the_bench_cases_modules_examples_hold():
     for module in (bel, cube):
         outcome = doctest.testmod(module)
         assert outcome.attempted > 0 and outcome.failed == 0, module.__name__
+
+
+def test_every_registered_puzzle_has_a_bench_grid_the_cube_runs(cli, tmp_path):
+    from ilp_pyramid import protocol, puzzles
+
+    for name in puzzles.names():
+        assert protocol.bench_cases(puzzles.get(name)), name
+    results = tmp_path / "cube.jsonl"
+    result = cli("bench", "--puzzle", "sudoku-cube", "--n", "5", "--solver", "highs",
+                 "--repeat", "2", "--time-limit", "60", "--results", results, "--json")
+    assert result.code == 0, result.err
+    records = read_results(results)
+    assert [(r["params"]["scramble"], r["seed"], r["status"]) for r in records] == \
+        [(5, 0, "solved"), (5, 1, "solved")]
+    assert all(r["argv"][3:5] == ["sudoku-cube", "bench-one"] for r in records)
+    (group,) = json.loads(result.out)["groups"]
+    assert (group["puzzle"], group["scramble"], group["runs"], group["solved"]) == \
+        ("sudoku-cube", 5, 2, 2)

@@ -64,8 +64,7 @@ def cluster(tmp_path_factory):
 
 
 def bench(*args: str, **popen) -> subprocess.Popen:
-    """`ilp-pyramid bench ARGS` with the bench tests' puzzles registered (tests/bench_puzzles)."""
-    return subprocess.Popen([sys.executable, "-m", "tests.bench_puzzles", "bench", *args],
+    return subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "bench", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, env=ENV, **popen)
 

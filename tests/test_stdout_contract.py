@@ -97,11 +97,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("COLUMNS", None)
-    # A puzzle's bench grid finds its puzzle in the registry: tests/bench_puzzles.py adds a
-    # stand-in for a puzzle the registry does not hold yet, and is `ilp_pyramid` otherwise.
-    grid = args[:1] == ["bench"] and args[1:2] not in (["report"], ["render"])
-    module = "tests.bench_puzzles" if grid else "ilp_pyramid"
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
 
 
