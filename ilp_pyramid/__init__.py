@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import SolveOptions, Status
+    from ilp_pyramid.bench.api import run_bench
     from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Puzzle, Result, solve
 
 # name -> module that defines it; loaded on first access (PEP 562).
@@ -34,10 +35,11 @@ _LAZY = {
     "SolveOptions": "ilp_pyramid.backends.base",
     "InputError": "ilp_pyramid.errors",
     "Infeasible": "ilp_pyramid.protocol",
+    "run_bench": "ilp_pyramid.bench.api",
 }
 
 __all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result",
-           "SolveOptions", "Status", "puzzle", "puzzle_names", "solve", "solvers"]
+           "SolveOptions", "Status", "puzzle", "puzzle_names", "run_bench", "solve", "solvers"]
 
 
 def puzzle(name: str) -> Puzzle:

@@ -383,3 +383,30 @@ def test_every_registered_puzzle_has_a_bench_grid_the_cube_runs(cli, tmp_path):
     (group,) = json.loads(result.out)["groups"]
     assert (group["puzzle"], group["scramble"], group["runs"], group["solved"]) == \
         ("sudoku-cube", 5, 2, 2)
+
+
+def test_run_bench_gives_the_records_as_rows_and_resumes_a_results_file(tmp_path):
+    import ilp_pyramid
+
+    results = tmp_path / "r.jsonl"
+
+    def bench():
+        return ilp_pyramid.run_bench("bel", sizes=[2], solvers=["highs", "kissat"], repeats=2,
+                                     time_limit=30, grid={"strategy": ["none"]},
+                                     results=results)
+
+    rows = bench()
+    assert [(r["puzzle"], r["n"], r["strategy"], r["solver"], r["repeat"], r["status"])
+            for r in rows] == [("bel", 2, "none", solver, repeat, "solved")
+                               for solver in ("highs", "kissat") for repeat in (1, 2)]
+    records = read_results(results)
+    assert [r["key"] for r in records] == [r["key"] for r in rows]
+    for row, record in zip(rows, records, strict=True):
+        assert row["seconds"] == record["seconds"] > 0
+        assert row["wall_seconds"] == record["wall_seconds"] > row["seconds"]
+        assert record["argv"][3:] == ["solve", "2", "--strategy", "none", "--solver",
+                                      row["solver"], "--seed", str(row["repeat"] - 1),
+                                      "--time-limit", "30", "--json"]
+    assert bench() == rows and len(read_results(results)) == 4  # nothing run twice
+    with pytest.raises(InputError, match="unknown formulation"):
+        ilp_pyramid.run_bench("bel", sizes=[2], grid={"formulation": ["nope"]})
