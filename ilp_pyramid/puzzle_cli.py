@@ -62,8 +62,19 @@ Generate = typer.Option(None, "--generate", min=1, help="Solve a generated insta
 Planted = typer.Option(False, "--planted", help="With --generate: plant a solution.")
 GenSeed = typer.Option(None, "--seed", min=0, help="Random seed: of --generate's instance "
                                                    "(default 0) and of the solver.")
-Solver = typer.Option("highs", "--solver", "-s", help="Any solver the backends know (highs, "
-                                                      "cbc, kissat, cadical, cpsat, dlx, ...).")
+
+
+def solver_option() -> Any:
+    """--solver, its help naming the backends' solvers from their registries (a solver added
+    there shows here at once); the form it takes is `protocol.solve`'s business."""
+    from ilp_pyramid.backends import CPSAT, DLX
+    from ilp_pyramid.backends.mip import MIP_SOLVERS
+    from ilp_pyramid.backends.sat import ALIASES
+
+    names = " | ".join([*MIP_SOLVERS, *ALIASES, CPSAT, DLX])
+    return typer.Option("highs", "--solver", "-s",
+                        help=f"{names}, or any python-sat solver; the puzzle builds the model "
+                             f"form the solver takes.")
 
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
@@ -154,7 +165,7 @@ def _solve_command(puzzle: protocol.Puzzle) -> Callable:
         generate: int | None = Generate,
         seed: int | None = GenSeed,
         planted: bool = Planted,
-        solver: str = Solver,
+        solver: str = solver_option(),  # per group: the help lists the registries now
         time_limit: float | None = TimeLimit,
         threads: int | None = Threads,
         json_out: bool = Json,
