@@ -31,17 +31,23 @@ from ilp_pyramid.backends.base import Status
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
+    Format,
     Json,
     Output,
+    Seed,
+    Solver,
     Threads,
     TimeLimit,
     Verbose,
     console,
     err_console,
     fail,
+    like,
     load_input,
     print_json,
+    report_written,
     solve_options,
+    solver_names,
     write_output,
 )
 from ilp_pyramid.errors import InputError
@@ -57,24 +63,16 @@ _GENERATOR_OPTIONS = ("generate", "planted")
 File = typer.Argument(None, metavar="[FILE]", show_default=False,
                       help="The instance in the puzzle's text format (default: the puzzle's "
                            "own, see its docs).")
-Generate = typer.Option(None, "--generate", min=1, help="Solve a generated instance of this "
-                                                        "size instead (with --seed).")
+Generate = typer.Option(None, "--generate", min=1, help="A generated instance of this size "
+                                                        "instead of FILE (with --seed).")
 Planted = typer.Option(False, "--planted", help="With --generate: plant a solution.")
-GenSeed = typer.Option(None, "--seed", min=0, help="Random seed: of --generate's instance "
-                                                   "(default 0) and of the solver.")
-
-
-def solver_option() -> Any:
-    """--solver, its help naming the backends' solvers from their registries (a solver added
-    there shows here at once); the form it takes is `protocol.solve`'s business."""
-    from ilp_pyramid.backends import CPSAT, DLX
-    from ilp_pyramid.backends.mip import MIP_SOLVERS
-    from ilp_pyramid.backends.sat import ALIASES
-
-    names = " | ".join([*MIP_SOLVERS, *ALIASES, CPSAT, DLX])
-    return typer.Option("highs", "--solver", "-s",
-                        help=f"{names}, or any python-sat solver; the puzzle builds the model "
-                             f"form the solver takes.")
+GenSeed = like(Seed, help="Random seed: of --generate's instance (default 0) and of the "
+                          "solver.")
+InstanceSeed = like(Seed, help="Random seed of --generate's instance (default 0).")
+SolverOpt = like(Solver, default="highs",
+                 help=f"MIP: {solver_names('mip')}. SAT: {solver_names('sat')}. Also "
+                      f"{solver_names('cpsat')} and {solver_names('dlx')}. The puzzle builds the "
+                      f"model form the solver takes.")
 
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
@@ -165,7 +163,7 @@ def _solve_command(puzzle: protocol.Puzzle) -> Callable:
         generate: int | None = Generate,
         seed: int | None = GenSeed,
         planted: bool = Planted,
-        solver: str = solver_option(),  # per group: the help lists the registries now
+        solver: str = SolverOpt,
         time_limit: float | None = TimeLimit,
         threads: int | None = Threads,
         json_out: bool = Json,
@@ -229,12 +227,11 @@ def _verify_command(puzzle: protocol.Puzzle) -> Callable:
 def _export_command(puzzle: protocol.Puzzle) -> Callable:
     def export(
         file: Path | None = File,
-        output: Path = typer.Option(..., "--output", "-o", help="File to write (.gz: gzip)."),
-        fmt: str | None = typer.Option(None, "--format", "-f",
-                                       help="lp | mps | cnf (DIMACS) (default: from the file "
+        output: Path = like(Output, default=...),
+        fmt: str | None = like(Format, help="lp | mps | cnf (DIMACS) (default: from the file "
                                             "name)."),
         generate: int | None = Generate,
-        seed: int | None = GenSeed,
+        seed: int | None = InstanceSeed,
         planted: bool = Planted,
         json_out: bool = Json,
     ) -> None:
@@ -249,12 +246,7 @@ def _export_command(puzzle: protocol.Puzzle) -> Callable:
             report = _write_model(puzzle, instance, output, chosen)
         except InputError as exc:
             fail(str(exc))
-        if json_out:
-            print_json(report)
-        else:
-            rows = "clauses" if "clauses" in report else "constraints"
-            console.print(f"wrote {output}: {report['variables']} variables, {report[rows]} "
-                          f"{rows}", markup=False, soft_wrap=True)
+        report_written(report, json_out)
 
     return export
 
@@ -290,11 +282,9 @@ def _render_command(puzzle: protocol.Puzzle) -> Callable:
     def render(
         file: Path = typer.Argument(..., metavar="FILE",
                                     help="A solution as `solve -o` writes it."),
-        fmt: str | None = typer.Option(None, "--format", "-f",
-                                       help="text | svg | png (default: from -o's name, "
-                                            "else text)."),
-        output: Path | None = typer.Option(None, "--output", "-o",
-                                           help="File to write (default: stdout; png needs "
+        fmt: str | None = like(Format, help="text | svg | png (default: from -o's name, else "
+                                            "text)."),
+        output: Path | None = like(Output, help="File to write (default: stdout; png needs "
                                                 "one)."),
         json_out: bool = Json,
     ) -> None:
@@ -343,7 +333,7 @@ def _count_command(puzzle: protocol.Puzzle) -> Callable:
     def count(
         file: Path | None = File,
         generate: int | None = Generate,
-        seed: int | None = GenSeed,
+        seed: int | None = InstanceSeed,
         planted: bool = Planted,
         time_limit: float | None = TimeLimit,
         json_out: bool = Json,
