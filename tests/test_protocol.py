@@ -85,8 +85,14 @@ def _sudoku(solution):
     return broken
 
 
+def _insanity(tower):
+    first = list(tower.placements[0])
+    first[2], first[3] = first[3], first[2]  # left and right swapped: a mirror image
+    return type(tower)((tuple(first), *tower.placements[1:]))
+
+
 CORRUPT: dict[str, Callable[[Any], Any]] = {"bel": _bel, "views": _views, "iq": _iq,
-                                             "sudoku-cube": _sudoku}
+                                             "sudoku-cube": _sudoku, "insanity": _insanity}
 
 
 @pytest.mark.parametrize("name", NAMES)
