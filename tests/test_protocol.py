@@ -210,7 +210,7 @@ def test_importing_a_puzzle_object_loads_no_solver_or_plotting(name):
     assert not loaded & heavy, sorted(loaded & heavy)
 
 
-@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube"])
+@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube", "insanity"])
 def test_the_examples_in_a_puzzle_objects_docstring_hold(name):
     module = importlib.import_module(registry.REGISTRY[name].split(":")[0])
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

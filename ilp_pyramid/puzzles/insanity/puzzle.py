@@ -1,4 +1,16 @@
-"""Instant Insanity as a `protocol.Puzzle`: the one object the registry names.
+"""Instant Insanity as a `protocol.Puzzle`: the one object the registry names. An instance
+is an `instance.Instance` (six colours per cube), a solution an `instance.Tower`.
+
+    >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.insanity.puzzle import PUZZLE as insanity
+    >>> planted = insanity.generate(6, seed=1, planted=True)
+    >>> by_sat = protocol.solve(insanity, planted, solver="kissat")
+    >>> by_sat.status, by_sat.form
+    (<Status.SOLVED: 'solved'>, 'cnf')
+    >>> insanity.verify(planted, by_sat.solution)
+    []
+    >>> protocol.solve(insanity, insanity.default(), solver="highs").form
+    'mip'
 
 Light to import (no PuLP, no python-sat, no plotting): each form's module loads what it
 needs when a model is built.
