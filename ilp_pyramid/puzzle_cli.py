@@ -353,11 +353,15 @@ def _count_command(puzzle: protocol.Puzzle) -> Callable:
 
 
 
-def __getattr__(name: str) -> typer.Typer:
-    """`puzzle_cli.<registered name>`: that puzzle's group, so the top-level command table
-    can name it as module and attribute like any hand-written group."""
-    from ilp_pyramid.puzzles import REGISTRY, get
+def app_for(puzzle: protocol.Puzzle) -> typer.Typer:
+    """The command group of `puzzle`: its hand-written group (`cli_app`, "module:attribute")
+    completed with the standard commands it lacks, or the standard group alone."""
+    own = getattr(puzzle, "cli_app", None)
+    if own is None:
+        return group(puzzle)
+    import importlib
 
-    if name not in REGISTRY:
-        raise AttributeError(name)
-    return group(get(name))
+    module, attribute = own.split(":")
+    app = getattr(importlib.import_module(module), attribute)
+    add_standard_commands(app, puzzle)
+    return app

@@ -94,6 +94,15 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("insanity export", ["-o", "{tmp}/insanity.cnf", "--json"], SOLVED),
     ("insanity render", ["{fixtures}/insanity/classic-tower.json", "-f", "svg", "--json"],
      SOLVED),
+    # The standard commands the hand-written groups get from the protocol (puzzle_cli).
+    ("views verify", ["{fixtures}/views/solved.json", "--json"], SOLVED),
+    ("views render", ["{fixtures}/views/solved.json", "-f", "svg", "-o", "{tmp}/v.svg",
+                      "--json"], SOLVED),
+    ("iq render", ["{fixtures}/iq/solved.json", "-f", "svg", "-o", "{tmp}/iq.svg", "--json"],
+     SOLVED),
+    ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
+    ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
+                            "{tmp}/cube.svg", "--json"], SOLVED),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"],
        mip_codes(s) + ((1,) if s == "gurobi" else ())) for s in MIP_SOLVERS],
