@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 HELP = ("Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT side "
         "by side.")
 
-# (name, module, attribute, is a group) in help order. Modules are imported only for the
-# command that runs: `solve 3` need not load the benchmark, Dask, plotting or the other puzzles
-# (whole-process time is what a user measures).
+# (name, module, attribute, is a group) in help order; after them one group per registered
+# puzzle (`puzzle_groups`). Modules are imported only for the command that runs: `solve 3`
+# need not load the benchmark, Dask, plotting or the other puzzles (whole-process time is
+# what a user measures).
 ENTRIES = (
     ("solve", "ilp_pyramid.puzzles.bel.cli", "solve", False),
     ("verify", "ilp_pyramid.puzzles.bel.cli", "verify", False),
@@ -37,14 +38,21 @@ ENTRIES = (
     ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
     ("bench", "ilp_pyramid.bench.cli", "app", True),
     ("hunt", "ilp_pyramid.puzzles.bel.hunt", "hunt", False),
-    ("views", "ilp_pyramid.puzzles.views.cli", "app", True),
-    ("iq", "ilp_pyramid.puzzles.iq.cli", "app", True),
-    ("sudoku-cube", "ilp_pyramid.puzzles.sudoku_cube.cli", "app", True),
 )
+# Bel's Pyramid, the flagship, has its commands at the top level rather than in a group.
+TOP_LEVEL_PUZZLE = "bel"
+
+
+def puzzle_groups() -> list[str]:
+    """The registered puzzles that get a command group: every one but the flagship."""
+    from ilp_pyramid import puzzles
+
+    return [name for name in puzzles.names() if name != TOP_LEVEL_PUZZLE]
 
 
 # What `ilp-pyramid --help` lists for each entry (the first sentence of its own help), so the
-# listing loads no command module; tests/test_startup.py checks them against the commands.
+# listing loads no command module (a puzzle group's line is its Puzzle's `title`, and a
+# Puzzle object is light); tests/test_startup.py checks them against the commands.
 SUMMARIES = {
     "solve": "Solve Bel's Pyramid of N levels and print the verified solution in Knuth's "
              "drawing.",
@@ -67,10 +75,6 @@ SUMMARIES = {
     "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "
              "repeats; Bel's by default), or --command / --external argv templates; tables "
              "from the records.",
-    "views": "Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three "
-             "views.",
-    "iq": "IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
-    "sudoku-cube": "Sudoku Cube: a Rubik's Cube with digits.",
 }
 
 
@@ -100,6 +104,20 @@ def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
             app.add_typer(sub, name=name)
         else:
             app.command(name)(_load(module, attr))
+    for name in puzzle_groups():
+        if only not in (None, name):
+            continue
+        from ilp_pyramid import puzzles
+
+        puzzle = puzzles.get(name)
+        if listing:
+            app.command(name, help=puzzle.title)(_stand_in)
+        else:
+            from ilp_pyramid.puzzle_cli import app_for
+
+            sub = app_for(puzzle)
+            sub.rich_markup_mode = None
+            app.add_typer(sub, name=name, help=puzzle.title)
     # Also what keeps a one-command tree a group (a Typer with one command and no callback
     # would *be* that command, with no name to type).
     def root(version: bool = typer.Option(False, "--version", callback=_version,
@@ -259,7 +277,8 @@ def _interrupted(message: str, code: int) -> int:
 
 def _chosen(argv: list[str]) -> str | None:
     first = argv[0] if argv else None
-    return first if any(first == entry[0] for entry in ENTRIES) else None
+    known = any(first == entry[0] for entry in ENTRIES) or first in puzzle_groups()
+    return first if known else None
 
 
 def _signal_seen(code: object) -> tuple[str, int] | None:

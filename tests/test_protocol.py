@@ -85,8 +85,14 @@ def _sudoku(solution):
     return broken
 
 
+def _insanity(tower):
+    first = list(tower.placements[0])
+    first[2], first[3] = first[3], first[2]  # left and right swapped: a mirror image
+    return type(tower)((tuple(first), *tower.placements[1:]))
+
+
 CORRUPT: dict[str, Callable[[Any], Any]] = {"bel": _bel, "views": _views, "iq": _iq,
-                                             "sudoku-cube": _sudoku}
+                                             "sudoku-cube": _sudoku, "insanity": _insanity}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -204,7 +210,7 @@ def test_importing_a_puzzle_object_loads_no_solver_or_plotting(name):
     assert not loaded & heavy, sorted(loaded & heavy)
 
 
-@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube"])
+@pytest.mark.parametrize("name", ["bel", "views", "iq", "sudoku-cube", "insanity"])
 def test_the_examples_in_a_puzzle_objects_docstring_hold(name):
     module = importlib.import_module(registry.REGISTRY[name].split(":")[0])
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

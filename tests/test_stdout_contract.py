@@ -87,6 +87,22 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
       for s in MIP_SOLVERS],
     ("sudoku-cube apply", ["{tmp}/cube.txt", "R U", "--json"], SOLVED),
     ("sudoku-cube export", ["{tmp}/cube.txt", "-o", "{tmp}/cube.lp", "--json"], SOLVED),
+    # The puzzle group written once against the protocol (puzzle_cli), Instant Insanity's.
+    *[("insanity solve", ["--solver", s, "--json"], mip_codes(s)) for s in MIP_SOLVERS],
+    *sat_rows("insanity solve", [], CPSAT),
+    ("insanity verify", ["{fixtures}/insanity/classic-tower.json", "--json"], SOLVED),
+    ("insanity export", ["-o", "{tmp}/insanity.cnf", "--json"], SOLVED),
+    ("insanity render", ["{fixtures}/insanity/classic-tower.json", "-f", "svg", "--json"],
+     SOLVED),
+    # The standard commands the hand-written groups get from the protocol (puzzle_cli).
+    ("views verify", ["{fixtures}/views/solved.json", "--json"], SOLVED),
+    ("views render", ["{fixtures}/views/solved.json", "-f", "svg", "-o", "{tmp}/v.svg",
+                      "--json"], SOLVED),
+    ("iq render", ["{fixtures}/iq/solved.json", "-f", "svg", "-o", "{tmp}/iq.svg", "--json"],
+     SOLVED),
+    ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
+    ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
+                            "{tmp}/cube.svg", "--json"], SOLVED),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"],
        mip_codes(s) + ((1,) if s == "gurobi" else ())) for s in MIP_SOLVERS],

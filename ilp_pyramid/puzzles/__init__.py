@@ -17,6 +17,7 @@ REGISTRY = {
     "views": "ilp_pyramid.puzzles.views.puzzle:PUZZLE",
     "iq": "ilp_pyramid.puzzles.iq.puzzle:PUZZLE",
     "sudoku-cube": "ilp_pyramid.puzzles.sudoku_cube.puzzle:PUZZLE",
+    "insanity": "ilp_pyramid.puzzles.insanity.puzzle:PUZZLE",
 }
 
 

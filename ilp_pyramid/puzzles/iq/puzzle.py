@@ -39,6 +39,9 @@ class IQPuzzle:
     title = "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces"
     # One exact cover (model.Instance.exact_cover_rows): the backends lower it for MIP
     # solvers, SAT solvers and CP-SAT (backends/lowering.py).
+    # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
+    # added from this object (puzzle_cli.app_for).
+    cli_app = "ilp_pyramid.puzzles.iq.cli:app"
     forms = ("exact_cover",)
 
     def instance(self, board: str | Board = DEFAULT_BOARD,

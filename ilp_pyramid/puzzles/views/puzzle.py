@@ -37,6 +37,9 @@ class ViewsPuzzle:
 
     name = "views"
     title = "Top-front-side views: the fewest cubes in an n x n x n grid that show three views"
+    # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
+    # added from this object (puzzle_cli.app_for).
+    cli_app = "ilp_pyramid.puzzles.views.cli:app"
     forms = ("mip",)
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 

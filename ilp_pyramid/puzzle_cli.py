@@ -1,0 +1,367 @@
+"""A puzzle's command group, written once against `protocol.Puzzle`.
+
+`group(puzzle)` builds the whole group from the puzzle object alone; `add_standard_commands`
+adds to a hand-written group the standard commands it lacks. The standard commands:
+
+- `solve [FILE]`: the puzzle's default instance without FILE, `--generate N` (with `--seed`,
+  `--planted`) where the puzzle generates; any solver the backends know (`protocol.solve`
+  builds the form it takes). Exit 0 solved, 1 infeasible or error, 2 bad input, 3 timeout.
+- `verify FILE`: what `solve -o` wrote (or a `solve --json` object): 0 valid, 1 invalid with
+  the reasons, 2 malformed.
+- `export -o FILE [-f lp|mps|cnf]`: the instance as a model file.
+- `render FILE [-f text|svg|png] [-o OUT]`: a saved solution drawn, after it is checked.
+- `count [FILE]`: where the puzzle counts (`count(instance, options)`).
+
+The bench runs a puzzle through `ilp-pyramid bench` and the puzzle's `bench_cases`, not here.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ilp_pyramid import protocol
+from ilp_pyramid.backends.base import Status
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    EXIT_TIMEOUT,
+    Format,
+    Json,
+    Output,
+    Seed,
+    Solver,
+    Threads,
+    TimeLimit,
+    Verbose,
+    console,
+    err_console,
+    fail,
+    like,
+    load_input,
+    print_json,
+    report_written,
+    solve_options,
+    solver_names,
+    write_output,
+)
+from ilp_pyramid.errors import InputError
+
+EXIT_CODES = {Status.SOLVED: 0, Status.FEASIBLE: 0, Status.INFEASIBLE: EXIT_NO_SOLUTION,
+              Status.TIMEOUT: EXIT_TIMEOUT, Status.INTERRUPTED: 130,
+              Status.ERROR: EXIT_NO_SOLUTION}
+EXPORT_FORMATS = ("lp", "mps", "cnf")
+PICTURE_FORMATS = ("text", "svg", "png")
+# Names of the options that only a puzzle with `generate` takes.
+_GENERATOR_OPTIONS = ("generate", "planted")
+
+File = typer.Argument(None, metavar="[FILE]", show_default=False,
+                      help="The instance in the puzzle's text format (default: the puzzle's "
+                           "own, see its docs).")
+Generate = typer.Option(None, "--generate", min=1, help="A generated instance of this size "
+                                                        "instead of FILE (with --seed).")
+Planted = typer.Option(False, "--planted", help="With --generate: plant a solution.")
+GenSeed = like(Seed, help="Random seed: of --generate's instance (default 0) and of the "
+                          "solver.")
+InstanceSeed = like(Seed, help="Random seed of --generate's instance (default 0).")
+SolverOpt = like(Solver, default="highs",
+                 help=f"MIP: {solver_names('mip')}. SAT: {solver_names('sat')}. Also "
+                      f"{solver_names('cpsat')} and {solver_names('dlx')}. The puzzle builds the "
+                      f"model form the solver takes.")
+
+
+def group(puzzle: protocol.Puzzle) -> typer.Typer:
+    """The puzzle's command group with every standard command that applies to it."""
+    app = typer.Typer(name=puzzle.name, help=puzzle.title, no_args_is_help=True,
+                      add_completion=False, pretty_exceptions_enable=False,
+                      rich_markup_mode=None)
+    add_standard_commands(app, puzzle)
+    return app
+
+
+def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle) -> list[str]:
+    """Add to `app` the standard commands it does not have yet; returns the names added."""
+    have = {info.name or info.callback.__name__.replace("_", "-")
+            for info in app.registered_commands if info.callback is not None}
+    makers: dict[str, Callable[[protocol.Puzzle], Callable]] = {
+        "solve": _solve_command, "verify": _verify_command, "export": _export_command,
+        "render": _render_command}
+    if callable(getattr(puzzle, "count", None)):
+        makers["count"] = _count_command
+    added = []
+    for name, make in makers.items():
+        if name in have:
+            continue
+        command = make(puzzle)
+        if not callable(getattr(puzzle, "generate", None)):
+            command = _without(command, _GENERATOR_OPTIONS)
+        app.command(name)(command)
+        added.append(name)
+    return added
+
+
+def _without(func: Callable, names: tuple[str, ...]) -> Callable:
+    """`func` with the parameters `names` hidden from the command line (their defaults
+    passed): a puzzle that does not generate gets no --generate to misread."""
+    signature = inspect.signature(func, eval_str=True)
+    dropped = {n: p.default for n, p in signature.parameters.items() if n in names}
+    if not dropped:
+        return func
+    defaults = {n: getattr(d, "default", d) for n, d in dropped.items()}
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        return func(**kwargs, **defaults)
+
+    kept = [p for n, p in signature.parameters.items() if n not in dropped]
+    wrapper.__signature__ = signature.replace(parameters=kept)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in kept}
+    del wrapper.__wrapped__  # typer would read the full signature through it
+    return wrapper
+
+
+def instance_of(puzzle: protocol.Puzzle, file: Path | None, generate: int | None,
+                seed: int | None, planted: bool) -> Any:
+    """The instance a command names: FILE, a generated one, or the puzzle's default."""
+    if file is not None and generate is not None:
+        fail("give an instance FILE or --generate N, not both")
+    if planted and generate is None:
+        fail("--planted needs --generate N")
+    try:
+        if file is not None:
+            return load_input(file, puzzle.parse)
+        if generate is not None:
+            return puzzle.generate(generate, seed or 0, planted)
+        return puzzle.default()
+    except InputError as exc:
+        fail(str(exc))
+
+
+def load_saved(puzzle: protocol.Puzzle, file: Path) -> tuple[Any, Any]:
+    """(instance, solution) from a file `solve -o` wrote; exit 2 if it is not one."""
+
+    def parse(text: str) -> tuple[Any, Any]:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"not JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise InputError("not a saved solution (a JSON object is expected)")
+        return puzzle.from_json(data)
+
+    return load_input(file, parse)
+
+
+def _solve_command(puzzle: protocol.Puzzle) -> Callable:
+    def solve(
+        file: Path | None = File,
+        generate: int | None = Generate,
+        seed: int | None = GenSeed,
+        planted: bool = Planted,
+        solver: str = SolverOpt,
+        time_limit: float | None = TimeLimit,
+        threads: int | None = Threads,
+        json_out: bool = Json,
+        output: Path | None = Output,
+        verbose: bool = Verbose,
+    ) -> None:
+        """Solve an instance, check the answer by independent code and show it: exit 0
+        solved, 1 no solution, 2 bad input, 3 time limit."""
+        instance = instance_of(puzzle, file, generate, seed, planted)
+        options = solve_options(time_limit, threads, seed, verbose)
+        try:
+            result = protocol.solve(puzzle, instance, solver, options)
+        except InputError as exc:
+            fail(str(exc))
+        saved = puzzle.to_json(instance, result.solution) if result.solution is not None \
+            else None
+        if json_out:
+            print_json({**result.to_json(), **({"solution": saved} if saved else {})})
+        else:
+            if result.solution is not None:
+                console.print(puzzle.render(instance, result.solution, "text"), end="",
+                              markup=False, soft_wrap=True)
+            console.print(str(result), markup=False, soft_wrap=True)
+        if output is not None:
+            if saved is None:
+                err_console.print(f"note: no solution, {output} not written", markup=False,
+                                  soft_wrap=True)
+            write_output(output, json.dumps(saved) + "\n" if saved else None)
+        code = EXIT_CODES.get(result.status, EXIT_NO_SOLUTION)
+        if code:
+            raise typer.Exit(code)
+
+    return solve
+
+
+def _verify_command(puzzle: protocol.Puzzle) -> Callable:
+    def verify(
+        file: Path = typer.Argument(..., metavar="FILE",
+                                    help="A solution as `solve -o` writes it (or the "
+                                              "`solve --json` object)."),
+        json_out: bool = Json,
+    ) -> None:
+        """Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is
+        malformed."""
+        instance, solution = load_saved(puzzle, file)
+        reasons = puzzle.verify(instance, solution)
+        if json_out:
+            print_json({"puzzle": puzzle.name, "valid": not reasons, "reasons": reasons})
+        elif not reasons:
+            console.print("valid", markup=False)
+        else:
+            console.print("invalid", markup=False)
+            for reason in reasons:
+                console.print(f"  {reason}", markup=False, soft_wrap=True)
+        if reasons:
+            raise typer.Exit(EXIT_NO_SOLUTION)
+
+    return verify
+
+
+def _export_command(puzzle: protocol.Puzzle) -> Callable:
+    def export(
+        file: Path | None = File,
+        output: Path = like(Output, default=...),
+        fmt: str | None = like(Format, help="lp | mps | cnf (DIMACS) (default: from the file "
+                                            "name)."),
+        generate: int | None = Generate,
+        seed: int | None = InstanceSeed,
+        planted: bool = Planted,
+        json_out: bool = Json,
+    ) -> None:
+        """Export the instance's model as LP or MPS (the MIP) or as DIMACS CNF."""
+        from ilp_pyramid.formats.mipfile import format_from_name
+
+        chosen = (fmt or format_from_name(str(output)) or "").lower()
+        if chosen not in EXPORT_FORMATS:
+            fail(f"unknown export format {chosen!r} (use -f {', '.join(EXPORT_FORMATS)})")
+        instance = instance_of(puzzle, file, generate, seed, planted)
+        try:
+            report = _write_model(puzzle, instance, output, chosen)
+        except InputError as exc:
+            fail(str(exc))
+        report_written(report, json_out)
+
+    return export
+
+
+def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str) -> dict:
+    from ilp_pyramid.formats.fileio import write_atomic
+
+    base = {"puzzle": puzzle.name, "path": str(output), "format": fmt}
+    if fmt == "cnf":
+        from ilp_pyramid.formats.dimacs import dimacs_text
+
+        form = _built(puzzle, instance, "cnf").form
+        clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
+        count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])
+        write_atomic(output, dimacs_text(clauses, count, [f"c {puzzle.name}"]))
+        return {**base, "variables": count, "clauses": len(clauses)}
+    from ilp_pyramid.formats.mipfile import write_mip
+
+    problem = _built(puzzle, instance, "mip").form
+    write_mip(problem, str(output), fmt)
+    return {**base, "variables": len(problem.variables()),
+            "constraints": problem.numConstraints()}
+
+
+def _built(puzzle: protocol.Puzzle, instance: Any, form: str) -> protocol.Model:
+    if form not in puzzle.forms:
+        raise InputError(f"{puzzle.name} has no {form} model (it builds "
+                         f"{', '.join(puzzle.forms)})")
+    return puzzle.model(instance, form)
+
+
+def _render_command(puzzle: protocol.Puzzle) -> Callable:
+    def render(
+        file: Path = typer.Argument(..., metavar="FILE",
+                                    help="A solution as `solve -o` writes it."),
+        fmt: str | None = like(Format, help="text | svg | png (default: from -o's name, else "
+                                            "text)."),
+        output: Path | None = like(Output, help="File to write (default: stdout; png needs "
+                                                "one)."),
+        json_out: bool = Json,
+    ) -> None:
+        """Draw a saved solution, after checking it: exit 0 drawn, 1 invalid (nothing
+        drawn), 2 bad input."""
+        from ilp_pyramid.formats.mipfile import format_from_name
+
+        named = format_from_name(str(output)) if output is not None else None
+        chosen = (fmt or (named if named in PICTURE_FORMATS else None) or "text").lower()
+        if chosen not in PICTURE_FORMATS:
+            fail(f"unknown picture format {chosen!r} (use -f {', '.join(PICTURE_FORMATS)})")
+        if chosen == "png" and output is None:
+            fail("a PNG goes to a file: give -o FILE")
+        instance, solution = load_saved(puzzle, file)
+        reasons = puzzle.verify(instance, solution)
+        if reasons:
+            if json_out:
+                print_json({"puzzle": puzzle.name, "valid": False, "reasons": reasons})
+            else:
+                console.print("invalid; nothing drawn", markup=False)
+                for reason in reasons:
+                    console.print(f"  {reason}", markup=False, soft_wrap=True)
+            raise typer.Exit(EXIT_NO_SOLUTION)
+        try:
+            picture = puzzle.render(instance, solution, chosen)
+        except (InputError, ValueError) as exc:
+            fail(str(exc))
+        if output is None:
+            if json_out:
+                print_json({"puzzle": puzzle.name, "valid": True, "format": chosen,
+                            "picture": picture})
+            else:
+                console.print(picture, end="", markup=False, soft_wrap=True)
+            return
+        if json_out:
+            print_json({"puzzle": puzzle.name, "valid": True, "format": chosen,
+                        "path": str(output)})
+        else:
+            console.print(f"wrote {output}", markup=False, soft_wrap=True)
+        write_output(output, picture)
+
+    return render
+
+
+def _count_command(puzzle: protocol.Puzzle) -> Callable:
+    def count(
+        file: Path | None = File,
+        generate: int | None = Generate,
+        seed: int | None = InstanceSeed,
+        planted: bool = Planted,
+        time_limit: float | None = TimeLimit,
+        json_out: bool = Json,
+    ) -> None:
+        """Count the instance's solutions."""
+        instance = instance_of(puzzle, file, generate, seed, planted)
+        try:
+            found = puzzle.count(instance, solve_options(time_limit, None, seed))
+        except InputError as exc:
+            fail(str(exc))
+        if json_out:
+            print_json({"puzzle": puzzle.name, "count": found})
+        else:
+            console.print(f"{found} solutions", markup=False)
+
+    return count
+
+
+
+def app_for(puzzle: protocol.Puzzle) -> typer.Typer:
+    """The command group of `puzzle`: its hand-written group (`cli_app`, "module:attribute")
+    completed with the standard commands it lacks, or the standard group alone."""
+    own = getattr(puzzle, "cli_app", None)
+    if own is None:
+        return group(puzzle)
+    import importlib
+
+    module, attribute = own.split(":")
+    app = getattr(importlib.import_module(module), attribute)
+    add_standard_commands(app, puzzle)
+    return app
