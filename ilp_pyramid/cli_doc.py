@@ -33,7 +33,7 @@ and a long option has one type and one meaning in every command:
   format (`lp`, `mps`, `cnf`; default: from the file name).
 - `--json`: one JSON object on stdout instead of text; every command that gives a result
   takes it.
-- `--seed N`: an integer random seed (views' battery puzzles are `--puzzle DIGITS`).
+- `--seed N`: an integer random seed (views' battery puzzles are `--number DIGITS`).
 - `--time-limit SECONDS`: wall-clock seconds, a finite number >= 0.
 - `-j/--jobs N`: worker processes or parallel searches, N >= 1, capped at the cores this
   process may use; the default is one per core unless the command says otherwise.

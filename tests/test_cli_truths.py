@@ -72,7 +72,7 @@ def test_every_puzzle_exports_with_format_and_json(cli, tmp_path):
     cube = tmp_path / "cube.txt"
     assert cli("sudoku-cube", "generate", "--seed", 4, "-o", cube).code == 0
     exports = {"bel": ["export", 2], "iq": ["iq", "export", "triangle"],
-               "views": ["views", "export", "--puzzle", "347177"],
+               "views": ["views", "export", "--number", "347177"],
                "sudoku-cube": ["sudoku-cube", "export", cube]}
     for name, args in exports.items():
         # -f/--format names the format whatever the file is called.

@@ -432,7 +432,7 @@ def test_fuzz_views_specs(workdir, examples):
         if kind == "spec":
             args = ["views", "export", value, "-o", out] + ([] if n is None else ["--size", n])
         elif kind == "seed":
-            args = ["views", "export", "--puzzle", value, "-o", out]
+            args = ["views", "export", "--number", value, "-o", out]
         else:
             top, front, side = value
             args = ["views", "export", "--top", top, "--front", front, "--side", side, "-o", out]

@@ -150,7 +150,7 @@ def test_hostile_hunt_state(tmp_path, text):
 
 @pytest.mark.parametrize("seed", ["²", "١٢٣", "-1", "1234567"])
 def test_views_seed_is_ascii_digits(cli, seed):
-    assert_input_error(cli("views", "solve", "--puzzle", seed), "seed")
+    assert_input_error(cli("views", "solve", "--number", seed), "seed")
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-inf", "1e400", "1e300"])

@@ -228,7 +228,7 @@ def test_views_png_shows_the_views_and_the_cubes(cli, tmp_path):
 
     views = geometry.seed_views(157)
     png = tmp_path / "v.png"
-    result = cli("views", "solve", "--puzzle", "000157", "--png", png, "--json")
+    result = cli("views", "solve", "--number", "000157", "--png", png, "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)
     placement = np.array([[[ch == "x" for ch in row] for row in layer]

@@ -275,11 +275,11 @@ def test_views_that_no_placement_shows_are_infeasible_with_the_reason():
 
 def test_views_instances_from_a_spec_a_seed_or_rows_agree():
     views = registry.get("views")
-    assert views.instance(puzzle=157) == views.instance("fe88e8f9b499") == views.default()
+    assert views.instance(number=157) == views.instance("fe88e8f9b499") == views.default()
     rows = views.instance(top="xx,x.", front="xx,.x", side="x.,xx")
     assert rows.n == 2
     with pytest.raises(InputError):
-        views.instance("fe88e8f9b499", puzzle=157)
+        views.instance("fe88e8f9b499", number=157)
     assert views.optimizes is True
 
 

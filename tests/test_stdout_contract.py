@@ -67,9 +67,9 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
                "30", "--results", "{tmp}/bench.jsonl", "--json"], SOLVED),
     ("bench report", ["{tmp}/bench-fixture.jsonl", "--json"], SOLVED),
     ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
-    *[("views solve", ["--puzzle", "347177", "--solver", s, "--json"], mip_codes(s))
+    *[("views solve", ["--number", "347177", "--solver", s, "--json"], mip_codes(s))
       for s in MIP_SOLVERS],
-    ("views export", ["--puzzle", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
+    ("views export", ["--number", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
     ("views battery", ["--count", "300", "--jobs", "2", "--json"], SOLVED),
     *[("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1", "--solver", s,
                          "--json"], mip_codes(s)) for s in MIP_SOLVERS],
@@ -179,7 +179,7 @@ def test_json_output_of_a_real_process_is_one_object(workdir, command, args, cod
 
 @pytest.mark.parametrize("args", [
     ["solve", "2", "--solver", "highs"],
-    ["views", "solve", "--puzzle", "347177"],
+    ["views", "solve", "--number", "347177"],
     ["iq", "solve", "pyramid4", "--solver", "highs"],
 ])
 def test_text_output_carries_no_solver_banner(workdir, args):

@@ -78,14 +78,14 @@ def test_mirrored_side_view_is_unsolvable():
 
 @pytest.mark.parametrize("seed", ["000000", "000001"])
 def test_spec_unsolvable_examples(cli, seed):
-    result, data = solve_json(cli, "--puzzle", seed)
+    result, data = solve_json(cli, "--number", seed)
     assert result.code == 1
     assert data["solvable"] is False and data["cubes"] is None and data["bits"] is None
     assert verify_unsolvable(seed_views(int(seed)).bits()).valid
 
 
 def test_spec_solvable_example_000157(cli):
-    result, data = solve_json(cli, "--puzzle", "000157")
+    result, data = solve_json(cli, "--number", "000157")
     assert result.code == 0, result.err
     assert data["solvable"] is True and data["proved_by"] == "mip"
     assert verify_answer(parse_spec("fe88e8f9b499").bits(), data["bits"]).valid
@@ -100,7 +100,7 @@ def test_spec_347177_needs_18_from_rows_and_from_seed(cli):
     assert data["cubes"] == 18
     assert verify_answer(seed_views(347177).bits(), data["bits"]).valid
     assert ["".join(row) for row in data["layers"][0]] == list(data["layers"][0])
-    result, data = solve_json(cli, "--puzzle", "347177", "--solver", "cbc")
+    result, data = solve_json(cli, "--number", "347177", "--solver", "cbc")
     assert result.code == 0, result.err
     assert data["cubes"] == 18 and data["solver"] == "cbc"
 
@@ -117,7 +117,7 @@ def test_original_challenge_examples(cli):
 
 
 def test_text_output_shows_views_layers_cubes_answer(cli):
-    result = cli("views", "solve", "--puzzle", "347177")
+    result = cli("views", "solve", "--number", "347177")
     assert result.code == 0, result.err
     out = result.out
     for text in ("top", "front", "side", "z=0", "z=3", "cubes: 18", "answer: ", "verified"):
@@ -161,9 +161,9 @@ def test_n8_hex_needs_n_when_it_looks_like_bits():
       "--side", "x.x.,xxxx,xxxx,x.xx"], "row 2"),
     (["--top", "xx..,xxxx,xxxx,xx.x"], "go together"),
     (["--top", "ab,cd", "--front", "xx,xx", "--side", "xx,xx"], "unexpected 'a'"),
-    (["--puzzle", "12a"], "seed"),
-    (["--puzzle", "1234567"], "seed"),
-    (["fe88e8f9b499", "--puzzle", "1"], "only one way"),
+    (["--number", "12a"], "seed"),
+    (["--number", "1234567"], "seed"),
+    (["fe88e8f9b499", "--number", "1"], "only one way"),
     ([], "give the views"),
     (["fe88e8f9b499", "--solver", "xpress"], "unknown solver"),
 ])
@@ -187,7 +187,7 @@ def test_timeout_exits_3_without_an_answer(cli, monkeypatch):
     from ilp_pyramid.backends import mip
 
     monkeypatch.setattr(mip, "solve", lambda *a, **k: Result("highs", Status.TIMEOUT, 1.0))
-    result = cli("views", "solve", "--puzzle", "347177")
+    result = cli("views", "solve", "--number", "347177")
     assert result.code == 3
     assert "timeout" in result.out and "answer:" not in result.out
 
@@ -211,7 +211,7 @@ def test_unproved_incumbent_is_settled_by_the_branch_and_bound(monkeypatch):
 @pytest.mark.parametrize("suffix", ["lp", "mps"])
 def test_export_round_trips_through_a_solver(cli, tmp_path, suffix):
     path = tmp_path / f"v.{suffix}"
-    result = cli("views", "export", "--puzzle", "347177", "-o", path)
+    result = cli("views", "export", "--number", "347177", "-o", path)
     assert result.code == 0, result.err
     assert "42 variables" in result.out
     if suffix == "mps":

@@ -45,7 +45,7 @@ SpecArg = typer.Argument(None, metavar="SPEC",
                               "string (48 for n = 4); top, front, side, each row by row, "
                               "most significant bit first.")
 # Not --seed: that is an integer random seed everywhere; this is a battery puzzle's name.
-PuzzleOpt = typer.Option(None, "--puzzle", metavar="DIGITS",
+PuzzleOpt = typer.Option(None, "--number", metavar="DIGITS",
                          help="The battery's puzzle of that number: MD5 of the 6-digit string "
                               "(e.g. 000157).")
 TopOpt = typer.Option(None, "--top", help="Top view rows, back row first: xx..,xxxx,...")
@@ -61,14 +61,14 @@ SolverOpt = like(Solver, default="highs", help=f"{solver_names('mip')} (MIP).")
 
 def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str | None,
                side: str | None, n: int | None) -> tuple[Views, str]:
-    """The views from exactly one of SPEC, --puzzle, --top/--front/--side; and where from."""
+    """The views from exactly one of SPEC, --number, --top/--front/--side; and where from."""
     rows = (top, front, side)
-    given = [name for name, value in (("SPEC", spec), ("--puzzle", puzzle))
+    given = [name for name, value in (("SPEC", spec), ("--number", puzzle))
              if value is not None]
     if any(r is not None for r in rows):
         given.append("--top/--front/--side")
     if not given:
-        fail("give the views: SPEC, --puzzle DIGITS, or --top/--front/--side")
+        fail("give the views: SPEC, --number DIGITS, or --top/--front/--side")
     if len(given) > 1:
         fail(f"give the views only one way (got {' and '.join(given)})")
     try:
@@ -77,7 +77,7 @@ def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str
         if puzzle is not None:
             number = geometry.parse_seed(puzzle)
             if n not in (None, geometry.DEFAULT_N):
-                fail("--puzzle inputs are n = 4 puzzles")
+                fail("--number inputs are n = 4 puzzles")
             return geometry.seed_views(number), f"seed {number:06}"
         missing = [f"--{name}" for name, r in zip(("top", "front", "side"), rows, strict=True)
                    if r is None]

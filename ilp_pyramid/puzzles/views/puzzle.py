@@ -43,22 +43,22 @@ class ViewsPuzzle:
     forms = ("mip",)
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 
-    def instance(self, spec: str | None = None, *, puzzle: int | str | None = None,
+    def instance(self, spec: str | None = None, *, number: int | str | None = None,
                  top: str | None = None, front: str | None = None, side: str | None = None,
                  n: int | None = None) -> Views:
         """The views from exactly one of: `spec` (hex digits or a 0/1 string, see
-        `geometry.parse_spec`), `puzzle` (the battery's puzzle of that number, 0..999999:
+        `geometry.parse_spec`), `number` (the battery's puzzle of that number, 0..999999:
         MD5 of its six digits), or the rows of `top`, `front` and `side` ("xx..,xxxx,...")."""
         from ilp_pyramid.puzzles.views import geometry
 
         rows = (top, front, side)
-        ways = [spec is not None, puzzle is not None, any(r is not None for r in rows)]
+        ways = [spec is not None, number is not None, any(r is not None for r in rows)]
         if sum(ways) != 1:
-            raise InputError("give the views one way: spec, puzzle, or top/front/side")
+            raise InputError("give the views one way: spec, number, or top/front/side")
         if spec is not None:
             return geometry.parse_spec(spec, n)
-        if puzzle is not None:
-            return geometry.seed_views(geometry.parse_seed(puzzle))
+        if number is not None:
+            return geometry.seed_views(geometry.parse_seed(number))
         if any(r is None for r in rows):
             raise InputError("top, front and side go together")
         views = geometry.from_rows(top, front, side)  # type: ignore[arg-type]
