@@ -90,7 +90,7 @@ def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle) -> list[str
             for info in app.registered_commands if info.callback is not None}
     makers: dict[str, Callable[[protocol.Puzzle], Callable]] = {
         "solve": _solve_command, "verify": _verify_command, "export": _export_command,
-        "render": _render_command}
+        "render": _render_command, "bench": _bench_command}
     if callable(getattr(puzzle, "count", None)):
         makers["count"] = _count_command
     added = []
@@ -105,14 +105,15 @@ def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle) -> list[str
     return added
 
 
-def _without(func: Callable, names: tuple[str, ...]) -> Callable:
+def _without(func: Callable, names: tuple[str, ...], fixed: dict | None = None) -> Callable:
     """`func` with the parameters `names` hidden from the command line (their defaults
-    passed): a puzzle that does not generate gets no --generate to misread."""
+    passed, or the values in `fixed`): a puzzle that does not generate gets no --generate to
+    misread."""
     signature = inspect.signature(func, eval_str=True)
     dropped = {n: p.default for n, p in signature.parameters.items() if n in names}
     if not dropped:
         return func
-    defaults = {n: getattr(d, "default", d) for n, d in dropped.items()}
+    defaults = {n: getattr(d, "default", d) for n, d in dropped.items()} | (fixed or {})
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
@@ -351,6 +352,19 @@ def _count_command(puzzle: protocol.Puzzle) -> Callable:
 
     return count
 
+
+
+def _bench_command(puzzle: protocol.Puzzle) -> Callable:
+    """`ilp-pyramid bench --puzzle NAME` as this group's `bench`: the one bench, its options
+    but the ones that name what to run."""
+    from ilp_pyramid.bench.cli import bench
+
+    command = _without(bench, ("puzzle", "command", "external", "solved_if"),
+                       fixed={"puzzle": puzzle.name})
+    command.__doc__ = (f"Time {puzzle.name}'s bench grid: its cases x solvers x repeats, each "
+                       f"run in its own process (ilp-pyramid bench --puzzle {puzzle.name}; "
+                       "docs/bench.md).")
+    return command
 
 
 def app_for(puzzle: protocol.Puzzle) -> typer.Typer:

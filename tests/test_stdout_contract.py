@@ -103,6 +103,13 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
     ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
                             "{tmp}/cube.svg", "--json"], SOLVED),
+    # A group's bench is the one bench with --puzzle fixed (puzzle_cli).
+    ("insanity bench", ["--n", "4", "--solver", "highs,kissat", "--time-limit", "30",
+                        "--results", "{tmp}/ins.jsonl", "--json"], SOLVED),
+    ("iq bench", ["--solver", "dlx", "--time-limit", "30", "--results", "{tmp}/iq.jsonl",
+                  "--json"], SOLVED),
+    ("views bench", ["--solver", "cbc", "--time-limit", "30", "--results", "{tmp}/v.jsonl",
+                     "--json"], SOLVED),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *[("sudoku-cube bench", ["--count", "2", "--solver", s, "--json"],
        mip_codes(s) + ((1,) if s == "gurobi" else ())) for s in MIP_SOLVERS],

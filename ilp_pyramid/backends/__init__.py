@@ -61,7 +61,8 @@ class ExactCoverForm:
 
 
 def kind(solver: str) -> str:
-    """'mip' or 'sat' for a known MIP or SAT solver name; ValueError otherwise.
+    """'mip', 'sat' or 'dlx' (Dancing Links, exact cover only) for a known solver name;
+    ValueError otherwise.
 
     For the bench, which groups its records by family; puzzles pick a form with
     `forms_for` (or `protocol.pick_form`) instead.
@@ -72,7 +73,9 @@ def kind(solver: str) -> str:
 
     if sat.is_sat_solver(solver):
         return "sat"
-    raise ValueError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())})")
+    if solver == DLX:
+        return "dlx"
+    raise ValueError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())}, {DLX})")
 
 
 def all_solvers() -> list[str]:
