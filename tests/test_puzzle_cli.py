@@ -47,7 +47,7 @@ def app() -> typer.Typer:
 
 
 def test_the_group_has_the_standard_commands_that_apply(app):
-    assert list(commands(app)) == ["solve", "verify", "export", "render"]  # no count
+    assert list(commands(app)) == ["solve", "verify", "export", "render", "bench"]  # no count
     assert {"--generate", "--seed", "--planted", "--solver", "-s", "--time-limit",
             "--threads", "--json", "-o", "--output", "--verbose"} <= option_names(app, "solve")
     assert {"-o", "-f", "--format", "--generate"} <= option_names(app, "export")
