@@ -198,7 +198,7 @@ class CountingTiny(Tiny):
 
 def test_any_puzzle_gets_the_commands_and_no_generator_options_without_generate(tmp_path):
     app = puzzle_cli.group(Tiny())
-    assert list(commands(app)) == ["solve", "verify", "export", "render"]
+    assert list(commands(app)) == ["solve", "verify", "export", "render", "bench"]
     assert "--generate" not in option_names(app, "solve")
     assert "--seed" in option_names(app, "solve")
     done = invoke(app, "solve", "--solver", "kissat", "--json", "-o", str(tmp_path / "t.json"))
@@ -229,7 +229,7 @@ def test_a_hand_written_group_keeps_its_own_commands():
         print("own")
 
     added = puzzle_cli.add_standard_commands(app, Tiny())
-    assert added == ["verify", "export", "render"]
+    assert added == ["verify", "export", "render", "bench"]
     assert invoke(app, "solve").stdout == "own\n"
 
 
