@@ -108,6 +108,7 @@ def test_sudoku_cube_solve_names_its_default_engine(cli, tmp_path):
     assert cbc["engine"] == "mip:cbc"
 
 
+@pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
 def test_a_long_run_shows_a_live_line_on_a_terminal_only(tmp_path):
     import os
     import pty

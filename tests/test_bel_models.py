@@ -10,6 +10,7 @@ import pytest
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
+@pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
 def test_models_regenerate_byte_for_byte(cli, tmp_path):
     result = cli("models", tmp_path)
     assert result.code == 0, result.err
@@ -29,7 +30,7 @@ def test_manifest_describes_every_file():
             assert entry["rows"] > 0 and entry["columns"] > 0 and entry["nonzeros"] > 0
 
 
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, pytest.param(3, marks=pytest.mark.slow)])
 def test_mps_solved_by_highspy_reads_back(cli, tmp_path, n):
     model = tmp_path / f"bel{n}.mps"
     assert cli("export", n, "-o", model).code == 0

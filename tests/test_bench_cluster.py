@@ -97,6 +97,7 @@ def test_bench_runs_on_the_cluster_and_resumes(cluster, tmp_path):
     assert json.loads(out)["ran_now"] == 0 and len(records(results)) == 6
 
 
+@pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
 def test_ctrl_c_cancels_the_cluster_runs_and_keeps_the_finished(cluster, tmp_path):
     """Two quick runs (N=2), then two that would take the whole 60 s limit (HiGHS, N=4):
     SIGINT once those run exits 130 within 2 s, keeps the two records and stops the two

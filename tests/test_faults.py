@@ -178,6 +178,7 @@ def test_hunt_refuses_too_few_descriptors_at_once(tmp_path):
     assert len(err) < 1000 and seconds < 10
 
 
+@pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
 def test_hunt_keeps_its_time_limit_when_the_cluster_never_answers(tmp_path):
     """A scheduler that never answers: the hunt still ends soon after --time-limit (exit 3,
     not a connection error after Dask's own 20 s)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from test_lns_repair import known
 
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays, conflicts_of
@@ -33,6 +34,7 @@ def test_restarts_from_the_runs_own_best_keep_the_best_count(fixtures):
     assert conflicts_of(6, outcome.best_labels) == outcome.best_conflicts > 0
 
 
+@pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
 def test_the_repair_share_caps_the_time_in_whole_family_repairs():
     # With single-line moves an N=5 descent reaches 1-3 repeated cubes within a second, where
     # every new state would get its repairs; a share of 0 turns them off, 1 lets them all run.

@@ -228,7 +228,7 @@ def test_the_bench_cases_are_command_lines_with_their_columns(name):
 
 # --- Bel's Pyramid ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("n", [2, pytest.param(3, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("solver, form", [("highs", "mip"), ("kissat", "cnf")])
 def test_bel_through_the_protocol(n, solver, form):
     bel = registry.get("bel")
