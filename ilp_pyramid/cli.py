@@ -38,6 +38,7 @@ ENTRIES = (
     ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
     ("bench", "ilp_pyramid.bench.cli", "app", True),
     ("hunt", "ilp_pyramid.puzzles.bel.hunt", "hunt", False),
+    ("ui", "ilp_pyramid.ui.command", "ui", False),
 )
 # Bel's Pyramid, the flagship, has its commands at the top level rather than in a group.
 TOP_LEVEL_PUZZLE = "bel"
@@ -72,6 +73,8 @@ SUMMARIES = {
     "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
     "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
             "takes.",
+    "ui": "Start the local web workbench: one page per puzzle, enter it by clicking, watch "
+          "it solve, stop it (docs/ui.md).",
     "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "
              "repeats; Bel's by default), or --command / --external argv templates; tables "
              "from the records.",

@@ -10,9 +10,17 @@ they are.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import threading
 import time
 from typing import Any
+
+# A file descriptor to which every update is also written as one JSON line (the workbench's
+# run watcher, ilp_pyramid/ui/runs.py, reads it; a terminal line is no use to a page).
+PROGRESS_FD_VARIABLE = "ILP_PYRAMID_PROGRESS_FD"
+FEED_EVERY_SECONDS = 0.25
+_feed: dict[str, Any] = {"fd": None, "looked": False, "last": 0.0}
 
 # How each known key is shown; the order is the order on the line.
 LABELS = {"best": "best {} repeated cubes", "incumbent": "incumbent {}", "bound": "bound {}",
@@ -57,6 +65,7 @@ class LiveStatus:
 
     def update(self, info: dict[str, Any]) -> None:
         self.info = dict(info)  # replaced whole: the drawing thread never sees half an update
+        feed({"elapsed": time.monotonic() - self._began, **self.info})
 
     def text(self) -> str:
         elapsed = time.monotonic() - self._began
@@ -94,3 +103,42 @@ def with_progress(options: Any, callback: Any) -> Any:
     """`options` with its `progress` callback set, where the backend's SolveOptions has one."""
     names = {f.name for f in dataclasses.fields(options)}
     return dataclasses.replace(options, progress=callback) if "progress" in names else options
+
+
+def _feed_fd() -> int | None:
+    if not _feed["looked"]:
+        _feed["looked"] = True
+        value = os.environ.get(PROGRESS_FD_VARIABLE, "")
+        if value.isdigit():
+            try:
+                os.fstat(int(value))
+                os.set_blocking(int(value), False)  # a slow reader never holds up a solve
+                _feed["fd"] = int(value)
+            except OSError:
+                pass
+    return _feed["fd"]
+
+
+def feed(info: dict[str, Any], force: bool = False) -> None:
+    """Write `info` as one JSON line to the progress fd, if the process was given one, at
+    most every FEED_EVERY_SECONDS (a full pipe drops the line rather than wait)."""
+    fd = _feed_fd()
+    now = time.monotonic()
+    if fd is None or (not force and now - _feed["last"] < FEED_EVERY_SECONDS):
+        return
+    _feed["last"] = now
+    line = json.dumps(info, default=_plain, separators=(",", ":")) + "\n"
+    try:
+        os.write(fd, line.encode())
+    except (BlockingIOError, BrokenPipeError):
+        pass
+    except OSError:
+        _feed["fd"] = None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): v for k, v in value.items()}
+    if hasattr(value, "item"):  # a numpy scalar
+        return value.item()
+    return str(value)

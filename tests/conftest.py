@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ilp_pyramid.cli import main
+from tests.ui_support import browser_page, ui_client, ui_server  # noqa: F401 - fixtures
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

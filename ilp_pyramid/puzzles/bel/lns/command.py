@@ -21,6 +21,7 @@ from ilp_pyramid.cli_common import (
     print_json,
     write_output,
 )
+from ilp_pyramid.progress import feed
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 
 METHODS = ("exact", "lns")
@@ -66,6 +67,9 @@ class LiveLine:
             self.live.__exit__(*exc)
 
     def update(self, progress) -> None:
+        feed({"elapsed": progress.seconds, "best": progress.best, "current": progress.current,
+              "moves": progress.moves, "restarts": progress.restarts,
+              "repairs": sum(progress.repairs.values())})
         now = time.monotonic()
         if self.live is not None and now - self.last >= 0.25:
             self.last = now

@@ -1,0 +1,10 @@
+"""`ilp-pyramid ui`: a local web workbench over the same Python API the CLI uses.
+
+One page per puzzle (IQ / Kanoodle, Sudoku Cube, Views, Bel's Pyramid), each a static HTML
+file with its script under `static/` (shipped in the package: the page works offline) and
+its JSON endpoints in `pages/<slug>.py`. Long runs are the CLI's own commands in a child
+process (`runs.py`): the page watches their progress as server-sent events and its Stop
+button sends the SIGINT a Ctrl-C would, so a run stopped from the page ends exactly as one
+stopped in a terminal (exit 130, nothing left running). `guard.py` keeps the server to the
+address it serves (loopback by default). docs/ui.md says why these choices.
+"""

@@ -1,0 +1,140 @@
+"""The Starlette application: the pages, their routes, the runs' routes, the guard."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.ui import pages as page_registry
+from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts
+from ilp_pyramid.ui.runs import Busy, RunManager
+from ilp_pyramid.ui.web import SESSION_COOKIE, error, new_session, session_of
+
+STATIC = resources.files("ilp_pyramid.ui") / "static"
+KEEPALIVE_SECONDS = 15  # an SSE comment line: proxies and browsers keep the stream open
+
+
+def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | None = None,
+               slugs: Sequence[str] = page_registry.PAGES) -> Starlette:
+    """The workbench answering only as http://host:port (every loopback name on loopback)."""
+    pages = [page_registry.load(slug) for slug in slugs]
+    routes = [Route("/", _index_page(pages)),
+              *(Route(f"/{page.slug}", _html_page(page.html)) for page in pages),
+              *(route for page in pages for route in page.routes),
+              Route("/api/runs/{run_id}", run_state),
+              Route("/api/runs/{run_id}/events", run_events),
+              Route("/api/runs/{run_id}/stop", run_stop, methods=["POST"]),
+              Mount("/static", StaticFiles(directory=str(STATIC)), name="static")]
+    runs = runs or RunManager()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        yield
+        await runs.stop_all()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port))],
+                    exception_handlers={InputError: _bad_input, Busy: _busy,
+                                        HTTPException: _http_error, Exception: _internal})
+    app.state.runs = runs
+    app.state.pages = pages
+    return app
+
+
+def _html(text: str, request: Request) -> HTMLResponse:
+    response = HTMLResponse(text, headers={"Cache-Control": "no-store"})
+    if not request.cookies.get(SESSION_COOKIE):
+        response.set_cookie(SESSION_COOKIE, new_session(), httponly=True, samesite="strict")
+    return response
+
+
+def _html_page(name: str):
+    async def page(request: Request) -> Response:
+        return _html((STATIC / name).read_text(encoding="utf-8"), request)
+    return page
+
+
+def _index_page(pages: list[page_registry.Page]):
+    async def index(request: Request) -> Response:
+        items = "\n".join(f'<li><a href="/{p.slug}">{p.title}</a> {p.blurb}</li>' for p in pages)
+        text = (STATIC / "index.html").read_text(encoding="utf-8").replace("<!--PAGES-->", items)
+        return _html(text, request)
+    return index
+
+
+def _run(request: Request):
+    run = request.app.state.runs.runs.get(request.path_params["run_id"])
+    if run is None or run.session != session_of(request):
+        raise HTTPException(404, "no such run")
+    return run
+
+
+async def run_state(request: Request) -> Response:
+    return JSONResponse(_run(request).state())
+
+
+async def run_events(request: Request) -> Response:
+    """Server-sent events: every `progress` event, then one `done` (exit code, the command's
+    JSON answer, its one-line error)."""
+    run = _run(request)
+    manager: RunManager = request.app.state.runs
+
+    async def stream() -> AsyncIterator[str]:
+        events = manager.events(run).__aiter__()
+        pending: asyncio.Future | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(events.__anext__())
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
+                if not done:
+                    yield ": keepalive\n\n"
+                    continue
+                try:
+                    event = pending.result()
+                except StopAsyncIteration:
+                    return
+                pending = None
+                yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
+        finally:
+            if pending is not None:
+                pending.cancel()
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store"})
+
+
+async def run_stop(request: Request) -> Response:
+    run = _run(request)
+    await request.app.state.runs.stop(run)
+    return JSONResponse(run.state())
+
+
+async def _bad_input(_request: Request, exc: Exception) -> Response:
+    return error(str(exc), 400)
+
+
+async def _busy(_request: Request, exc: Exception) -> Response:
+    return error(str(exc), 409)
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return error(str(exc.detail), exc.status_code)
+
+
+async def _internal(_request: Request, exc: Exception) -> Response:
+    # One line, never a traceback: the page shows it as it shows bad input.
+    return error(f"internal error: {type(exc).__name__}: {exc}", 500)

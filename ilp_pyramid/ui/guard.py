@@ -1,0 +1,65 @@
+"""Only the served address may talk to the server: a foreign Host header (DNS rebinding) or
+a foreign Origin (another site's page posting to this one) gets 403 before any route runs."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(host: str, port: int) -> frozenset[str]:
+    """The Host header values the server answers: host:port, and every loopback name for
+    the port when it listens on loopback (a browser may call it by any of them)."""
+    names = list(LOOPBACK_NAMES) if is_loopback(host) else []
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names.append(shown)
+    return frozenset(f"{name}:{port}".lower() for name in names)
+
+
+class HostOriginGuard:
+    """ASGI middleware: 403 unless Host is one of `hosts` and Origin, when sent, is
+    http://<one of hosts>; a browser's cross-site fetch (Sec-Fetch-Site) is refused too."""
+
+    def __init__(self, app: ASGIApp, hosts: Iterable[str]) -> None:
+        self.app = app
+        self.hosts = frozenset(h.lower() for h in hosts)
+        self.origins = frozenset(f"http://{h}" for h in self.hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            reason = self.refusal(dict(scope["headers"]))
+            if reason is not None:
+                await _forbid(scope, receive, send, reason)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: dict[bytes, bytes]) -> str | None:
+        host = headers.get(b"host", b"").decode("latin-1").lower()
+        if host not in self.hosts:
+            return f"refused: Host {host!r} is not this server's address"
+        origin = headers.get(b"origin")
+        if origin is not None and origin.decode("latin-1").lower() not in self.origins:
+            return "refused: a request from another site"
+        if headers.get(b"sec-fetch-site", b"same-origin") not in (
+                b"same-origin", b"none"):
+            return "refused: a request from another site"
+        return None
+
+
+async def _forbid(scope: Scope, receive: Receive, send: Send, reason: str) -> None:
+    from starlette.responses import PlainTextResponse
+
+    await PlainTextResponse(reason + "\n", status_code=403)(scope, receive, send)

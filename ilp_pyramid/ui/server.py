@@ -1,0 +1,57 @@
+"""`ilp-pyramid ui`: serve the workbench with uvicorn until Ctrl-C.
+
+The socket is bound here, before uvicorn starts, so a taken port is bad input (exit 2, one
+line) and `--port 0` serves on a free port whose address is known before the first request.
+Ctrl-C / SIGTERM: uvicorn stops serving (at most `SHUTDOWN_SECONDS` for open streams), the
+lifespan stops every run, and the CLI's handlers end the command with 130 / 143; its
+watchdog ends it anyway within 2 s with nothing left below it.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import webbrowser
+
+from ilp_pyramid.errors import InputError
+
+SHUTDOWN_SECONDS = 1
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(64)
+    sock.set_inheritable(False)
+    return sock
+
+
+def url_of(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}/"
+
+
+def serve(host: str, port: int, open_browser: bool) -> None:
+    """Serve until interrupted; the URL goes to stderr (stdout stays the package's)."""
+    import uvicorn
+
+    from ilp_pyramid.ui.app import create_app
+
+    sock = bind(host, port)
+    port = sock.getsockname()[1]
+    app = create_app(host, port)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
+    server = uvicorn.Server(config)
+    url = url_of(host, port)
+    print(f"ilp-pyramid ui: serving {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
+    if open_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    server.run(sockets=[sock])

@@ -1,0 +1,52 @@
+"""The workbench's frame: pages served, guard, runs started, followed and stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.proctools import descendants
+
+
+def test_index_lists_every_page(ui_client):
+    text = ui_client.get("/").text
+    for slug in ("iq", "sudoku-cube", "views", "bel"):
+        assert f'href="/{slug}"' in text
+        assert ui_client.get(f"/{slug}").status_code == 200
+
+
+def test_foreign_host_and_origin_are_refused(ui_client):
+    assert ui_client.get("/", headers={"Host": "evil.example:8765"}).status_code == 403
+    assert ui_client.get("/", headers={"Host": "127.0.0.1:9999"}).status_code == 403
+    assert ui_client.post("/api/runs/x/stop", json={},
+                          headers={"Origin": "http://evil.example"}).status_code == 403
+    assert ui_client.get("/", headers={"Host": "localhost:8765"}).status_code == 200
+
+
+def test_a_run_streams_progress_and_stops(ui_client):
+    app = ui_client.app
+    runs = app.state.runs
+    session = ui_client.cookies.get("ilp_pyramid_session")
+    run = ui_client.portal.call(runs.start, session, ["solve", "5", "--json", "--jobs", "1"])
+    with ui_client.stream("GET", f"/api/runs/{run.id}/events") as events:
+        kinds = []
+        for line in events.iter_lines():
+            if not line.startswith("data: "):
+                continue
+            event = json.loads(line[6:])
+            kinds.append(event["type"])
+            if kinds.count("progress") == 2:
+                assert ui_client.post(f"/api/runs/{run.id}/stop", json={}).status_code == 200
+            if event["type"] == "done":
+                break
+    assert kinds.count("progress") >= 2 and kinds[-1] == "done"
+    assert event["exit"] == 130 and event["stopped"]
+    assert not descendants(os.getpid())
+
+
+@pytest.mark.browser
+def test_the_index_opens_in_chromium(ui_server, browser_page):
+    browser_page.goto(ui_server.url + "/")
+    assert browser_page.locator("ul.pages li").count() == 4

@@ -1,0 +1,110 @@
+"""Shared by the workbench's tests: a real `ilp-pyramid ui` process, a Starlette test client
+on the app, and a headless Chromium page (Debian's /usr/bin/chromium driven by Playwright;
+no browser is ever downloaded).
+
+tests/conftest.py makes the fixtures `ui_server`, `ui_client` and `browser_page` available
+to every test module.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+CHROMIUM = os.environ.get("ILP_PYRAMID_CHROMIUM", "/usr/bin/chromium")
+# As root in a container, Chromium needs --no-sandbox; the rest keep it from reaching out
+# to the network this machine does not have (each attempt is refused and logged).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-dev-shm-usage"]
+
+
+@dataclass
+class Served:
+    url: str  # http://127.0.0.1:PORT (no trailing slash)
+    process: subprocess.Popen
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1])
+
+
+def start_ui(*args: str, timeout: float = 30.0) -> Served:
+    """`ilp-pyramid ui --no-browser --port 0 ARGS`, in its own group, once it serves."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ilp_pyramid", "ui", "--no-browser", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        start_new_session=True, text=True)
+    deadline = time.monotonic() + timeout
+    line = ""
+    while time.monotonic() < deadline:
+        line = process.stderr.readline()
+        found = re.search(r"serving (http://\S+?)/? ", line)
+        if found:
+            return Served(found.group(1), process)
+        if process.poll() is not None:
+            break
+    process.kill()
+    raise AssertionError(f"ilp-pyramid ui did not start: {line!r}")
+
+
+def stop_ui(served: Served) -> int:
+    if served.process.poll() is None:
+        served.process.send_signal(signal.SIGINT)
+        try:
+            served.process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(served.process.pid, signal.SIGKILL)
+            served.process.wait()
+    return served.process.returncode
+
+
+@pytest.fixture
+def ui_server() -> Iterator[Served]:
+    served = start_ui()
+    try:
+        yield served
+    finally:
+        stop_ui(served)
+
+
+@pytest.fixture
+def ui_client():
+    """The app in-process (Starlette's TestClient), as http://127.0.0.1:8765, with a session
+    cookie from the index page."""
+    from starlette.testclient import TestClient
+
+    from ilp_pyramid.ui.app import create_app
+
+    with TestClient(create_app("127.0.0.1", 8765), base_url="http://127.0.0.1:8765") as client:
+        assert client.get("/").status_code == 200
+        yield client
+
+
+@pytest.fixture
+def browser_page():
+    """A fresh page in headless Chromium (skipped nowhere: a missing browser is a failure,
+    the `browser` marker keeps these tests out of the default run)."""
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        raise AssertionError(f"no Chromium at {CHROMIUM}: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900})
+        try:
+            page = context.new_page()
+            yield page
+        finally:
+            context.close()
