@@ -108,3 +108,15 @@ def browser_page():
             yield page
         finally:
             context.close()
+
+
+SCREENSHOTS_VARIABLE = "ILP_PYRAMID_SCREENSHOTS"
+
+
+def screenshot(page, name: str) -> None:
+    """Save the page as `name` in the folder ILP_PYRAMID_SCREENSHOTS names (docs/ when the
+    README's pictures are renewed: `ILP_PYRAMID_SCREENSHOTS=docs pytest -m browser`); a
+    test run without it writes nothing."""
+    folder = os.environ.get(SCREENSHOTS_VARIABLE)
+    if folder:
+        page.screenshot(path=os.path.join(folder, name), full_page=True)
