@@ -18,6 +18,7 @@ from ilp_pyramid.verify.sudoku_cube import check_faces, check_moves, simulate
 from tests.ui_support import screenshot
 
 FACES = "URFDLB"
+ARROWS = {"^": "\u2191", ">": "\u2192", "v": "\u2193", "<": "\u2190"}  # as the page shows them
 
 
 def _copy(faces: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -183,7 +184,7 @@ def test_type_a_cube_into_the_net_solve_it_and_step_through_the_turns(ui_server,
     page.wait_for_selector("body[data-ready='1']")
     given = generate(11, 20).state.to_dict()
     arrows = {"^": "ArrowUp", ">": "ArrowRight", "v": "ArrowDown", "<": "ArrowLeft"}
-    for face in FACES:
+    for face in "URF":
         for pos, token in enumerate(given[face], start=1):
             sticker = _sticker(page, f"{face}{pos}")
             digit = token[0]
@@ -195,6 +196,17 @@ def test_type_a_cube_into_the_net_solve_it_and_step_through_the_turns(ui_server,
                     sticker.locator("button").click()
             else:
                 sticker.locator("input").press(arrows[token[1]])
+    # D, L and B from the keyboard alone: a digit, then the arrow key, which moves on.
+    _sticker(page, "D1").locator("input").click()
+    for face in "DLB":
+        for token in given[face]:
+            page.keyboard.press(token[0])
+            page.keyboard.press(arrows[token[1]])
+    _sticker(page, "U9").hover()
+    assert page.locator("#piece").inner_text() == (
+        f"corner URF: U9 {given['U'][8][0]}{ARROWS[given['U'][8][1]]}, "
+        f"R1 {given['R'][0][0]}{ARROWS[given['R'][0][1]]}, "
+        f"F3 {given['F'][2][0]}{ARROWS[given['F'][2][1]]}")
     verdict = _verdict(page)
     page.wait_for_function(
         "document.querySelector('#problems').textContent.includes('appears 7 times')")

@@ -14,7 +14,7 @@ const CHECK_DELAY_MS = 200;
 let layout = null;      // /api/sudoku-cube/layout
 const cells = {};       // facelet name -> {digit: input, dir: button, box: div}
 const order = [];       // facelet names, face by face, row by row
-const pieceOf = {};     // facelet name -> the facelet names of its piece
+const pieceOf = {};     // facelet name -> its piece {slot, facelets} (layout.pieces)
 let checkTimer = null, checkSerial = 0;
 let answer = null;      // {steps, step}
 let scene = null;
@@ -56,43 +56,48 @@ function buildEntry() {
     dir.className = "sc-dir";
     dir.setAttribute("aria-label", `${name} direction`);
     dir.title = "where the digit's top points: click to turn it a quarter clockwise";
+    dir.tabIndex = -1;  // Tab goes from digit to digit; the arrow keys set the direction
     box.append(digit, dir);
     cells[name] = {digit, dir, box};
     order.push(name);
     setSticker(name, "", "^");
 
     digit.addEventListener("focus", () => digit.select());
+    // Two keys a sticker, as the file writes it: the digit, then the arrow key where its
+    // top points, which moves on to the next sticker (Enter or Space moves on as it is).
     digit.addEventListener("keydown", (e) => {
       if (/^[1-9]$/.test(e.key)) {
         e.preventDefault();
-        digit.value = e.key;
-        changed(name);
-        advance(name, 1);
+        setSticker(name, e.key, dir.dataset.dir);
+        changed();
       } else if (KEYS[e.key]) {
         e.preventDefault();
         setSticker(name, digit.value, KEYS[e.key]);
-        changed(name);
+        changed();
+        advance(name, 1);
+      } else if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        advance(name, 1);
       } else if (e.key === "Backspace" && digit.value === "") {
         e.preventDefault();
         advance(name, -1);
       }
     });
-    digit.addEventListener("input", () => {
-      const typed = digit.value.replace(/[^1-9]/g, "");
-      digit.value = typed.slice(-1);
-      changed(name);
+    digit.addEventListener("input", () => {  // pasted, or typed where keydown had no say
+      setSticker(name, digit.value.replace(/[^1-9]/g, "").slice(-1), dir.dataset.dir);
+      changed();
     });
     dir.addEventListener("click", () => {
       const next = layout.directions[(layout.directions.indexOf(dir.dataset.dir) + 1) % 4];
       setSticker(name, digit.value, next);
-      changed(name);
+      changed();
     });
     box.addEventListener("mouseenter", () => highlightPiece(name, true));
     box.addEventListener("mouseleave", () => highlightPiece(name, false));
     return box;
   });
   for (const piece of layout.pieces) {
-    for (const name of piece.facelets) pieceOf[name] = piece.facelets;
+    for (const name of piece.facelets) pieceOf[name] = piece;
   }
 }
 
@@ -112,7 +117,15 @@ function advance(name, step) {
 }
 
 function highlightPiece(name, on) {
-  for (const mate of pieceOf[name] || [name]) cells[mate].box.classList.toggle("sc-piece", on);
+  // The piece's stickers together, as they sit on the cube in the hand: easy to compare.
+  const piece = pieceOf[name] || {slot: name[0], facelets: [name]};
+  const mates = piece.facelets;
+  for (const mate of mates) cells[mate].box.classList.toggle("sc-piece", on);
+  const kind = {1: "centre", 2: "edge", 3: "corner"}[mates.length];
+  $("piece").textContent = !on ? "" : `${kind} ${piece.slot}: ` + mates.map((m) => {
+    const cell = cells[m];
+    return `${m} ${cell.digit.value || "?"}${ARROWS[cell.dir.dataset.dir]}`;
+  }).join(", ");
 }
 
 function faces() {
