@@ -240,7 +240,7 @@ def test_type_a_cube_into_the_net_solve_it_and_step_through_the_turns(ui_server,
 
 
 @pytest.mark.browser
-def test_the_example_edited_in_the_net_and_a_pasted_file(ui_server, browser_page):
+def test_the_example_edited_in_the_net_and_pasted_files(ui_server, browser_page):
     page = browser_page
     page.goto(ui_server.url + "/sudoku-cube")
     page.wait_for_selector("body[data-ready='1']")
@@ -267,3 +267,15 @@ def test_the_example_edited_in_the_net_and_a_pasted_file(ui_server, browser_page
     page.locator("#load").click()
     page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
     assert _sticker(page, "D1").locator("input").input_value() == other.to_dict()["D"][0][0]
+
+    # A cube put back with a corner twisted: the digits pass, Solve says why it cannot turn.
+    page.locator("#text").fill(generate(3, 20).broken("twist").to_text())
+    page.locator("#load").click()
+    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.locator("#solve").click()
+    page.wait_for_function(
+        "document.querySelector('#error').textContent.includes('not solvable by turning')",
+        timeout=120_000)
+    assert "corner twists" in page.locator("#error").inner_text()
+    assert page.locator("#answer").is_hidden()
+    assert page.locator("#solve").is_enabled()

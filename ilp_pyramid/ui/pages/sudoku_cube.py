@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -28,6 +28,9 @@ from starlette.routing import Route
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui.pages import Page
 from ilp_pyramid.ui.web import body_json, field_choice, field_float, field_int, start_run
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
 STATE_FILE = "cube.txt"
 MAX_SCRAMBLE = 200  # the generator takes more; a page example needs no more than this
@@ -50,7 +53,7 @@ def _faces_field(data: dict[str, Any], key: str = "faces") -> dict[str, list[str
     return {face: [t.strip() for t in faces[face]] for face in FACES}
 
 
-def _state(faces: dict[str, list[str]]):
+def _state(faces: dict[str, list[str]]) -> CubeState:
     """The CubeState, through the sticker file's own parser (its one-line errors)."""
     from ilp_pyramid.puzzles.sudoku_cube.state import state_from_dict
 
