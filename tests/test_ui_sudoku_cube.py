@@ -237,6 +237,9 @@ def test_type_a_cube_into_the_net_solve_it_and_step_through_the_turns(ui_server,
     assert _net_tokens(page, "#stepnet") == solved
     assert page.locator("#step").inner_text().endswith("solved")
     assert page.locator("#next").is_disabled()
+    assert page.locator("#stale").is_hidden()
+    _sticker(page, "B9").locator("input").press(_other_digit(given["B"][8])[0])
+    assert page.locator("#stale").is_visible()  # the answer is of the cube before the edit
 
 
 @pytest.mark.browser

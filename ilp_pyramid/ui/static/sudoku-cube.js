@@ -144,10 +144,11 @@ function fill(faceTokens) {
   for (const [face, tokens] of Object.entries(faceTokens)) {
     tokens.forEach((token, k) => setSticker(`${face}${k + 1}`, token[0], token[1]));
   }
-  scheduleCheck(0);
+  changed();
 }
 
 function changed() {
+  if (!$("answer").hidden) $("stale").hidden = false;  // the answer is of another cube now
   scheduleCheck(CHECK_DELAY_MS);
 }
 
@@ -280,6 +281,7 @@ async function showAnswer(given, event) {
     list.append(item);
   });
   answer = {steps, step: 0};
+  $("stale").hidden = true;
   $("answer").hidden = false;
   if (!scene) scene = new Scene($("scene"));
   showStep(0);
@@ -355,7 +357,7 @@ async function start() {
   $("clear").addEventListener("click", () => {
     for (const name of order) setSticker(name, "", "^");
     $("text").value = "";
-    scheduleCheck(0);
+    changed();
     cells[order[0]].digit.focus();
   });
   $("load").addEventListener("click", async () => {
