@@ -193,12 +193,14 @@ function showCheck(result) {
   for (const cell of Object.values(cells)) cell.box.classList.remove("sc-bad");
   const list = $("problems");
   list.textContent = "";
-  const shown = result.problems.slice(0, 12);
+  const shown = result.problems.slice(0, 12);  // every one outlined, a dozen in words
+  for (const problem of result.problems) {
+    for (const name of problem.facelets) cells[name].box.classList.add("sc-bad");
+  }
   for (const problem of shown) {
     const item = document.createElement("li");
     item.textContent = problem.text;
     list.append(item);
-    for (const name of problem.facelets) cells[name].box.classList.add("sc-bad");
   }
   if (result.problems.length > shown.length) {
     const item = document.createElement("li");
