@@ -29,8 +29,14 @@ function drawGrids() {
     const table = $(`grid-${name}`);
     table.replaceChildren();
     const shown = state.check && state.check.shown ? state.check.shown[name] : null;
+    // Row and column numbers, as the reasons name the pixels ("top row 0 column 1").
+    const head = table.insertRow();
+    head.append(document.createElement("th"));
+    for (let c = 0; c < state.n; c++) head.append(Object.assign(document.createElement("th"),
+      {textContent: String(c)}));
     state.views[name].forEach((row, r) => {
       const tr = table.insertRow();
+      tr.append(Object.assign(document.createElement("th"), {textContent: String(r)}));
       row.forEach((on, c) => {
         const td = tr.insertCell();
         td.dataset.row = r; td.dataset.col = c;
@@ -47,13 +53,20 @@ function drawGrids() {
 function toggle(name, r, c) {
   if (panel.running) return;
   state.views[name][r][c] = !state.views[name][r][c];
+  forgetNumber();
+  changed();
+}
+
+// Views changed by hand are no longer the battery puzzle that was loaded.
+function forgetNumber() {
   state.number = null;
   $("number").value = "";
-  changed();
 }
 
 function changed() {
   state.check = null;
+  $("check").className = "check";
+  delete $("check").dataset.input;
   $("answer").hidden = true;
   showError($("error"), null);
   drawGrids();
@@ -82,6 +95,7 @@ async function check() {
   drawGrids();
   const line = $("check");
   line.className = verdict.solvable ? "check ok" : "check error";
+  line.dataset.input = verdict.input;  // which views this verdict is about
   line.textContent = verdict.solvable
     ? `Some heap of cubes shows these views: at least ${verdict.lower_bound} cubes (the `
       + "fullest view)."
@@ -93,7 +107,7 @@ async function check() {
 function setSize(n) {
   state.n = n;
   state.views = empty(n);
-  state.number = null;
+  forgetNumber();
   changed();
 }
 
@@ -122,11 +136,18 @@ function solve() {
   body.solver = $("solver").value;
   const limit = $("time-limit").value.trim();
   if (limit !== "") body.time_limit = limit;
-  $("solve").disabled = true;
+  busy(true);
   panel.start("/api/views/solve", body, (event) => {
-    $("solve").disabled = false;
+    busy(false);
     show(event);
-  }).then(() => { if (!panel.running) $("solve").disabled = false; });
+  }).then(() => { if (!panel.running) busy(false); });
+}
+
+// While a run goes the views stay as they were sent, so the answer drawn is theirs.
+function busy(on) {
+  for (const id of ["size", "clear", "number", "load", "solver", "time-limit", "solve"]) {
+    $(id).disabled = on;
+  }
 }
 
 function show(event) {
