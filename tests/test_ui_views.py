@@ -143,8 +143,10 @@ def test_a_small_instance_matches_a_brute_force_minimum(ui_client):
 
 
 def test_a_battery_number_is_solved_through_number(ui_client):
-    started = ui_client.post("/api/views/solve", json={"number": 157, "solver": "highs"})
-    assert "--number" in started.json()["args"] and "000157" in started.json()["args"]
+    started = ui_client.post("/api/views/solve", json={"number": 157, "solver": "highs",
+                                                       "time_limit": "30"})
+    args = started.json()["args"]
+    assert args[2:4] == ["--number", "000157"] and args[-2:] == ["--time-limit", "30"]
     done = follow(ui_client, started.json()["run"])
     assert done["exit"] == 0 and done["result"]["seed"] == "000157"
     assert done["result"]["cubes"] == 12
@@ -179,6 +181,12 @@ def canvas_ink(page) -> int:
     }""")
 
 
+def wait_for_check(page, rows: dict, verdict: str) -> None:
+    """Until the page shows the server's verdict ("ok" or "error") on exactly these views."""
+    code = from_rows(*(",".join(rows[k]) for k in ("top", "front", "side"))).hex()
+    page.wait_for_selector(f"#check.{verdict}[data-input='{code}']")
+
+
 def open_page(page, url: str) -> None:
     page.goto(url + "/views")
     page.wait_for_selector("body[data-ready='1']")
@@ -190,7 +198,7 @@ def test_click_three_views_solve_and_see_the_cubes(ui_server, browser_page):
     page = browser_page
     open_page(page, ui_server.url)
     click_views(page, ROWS_347177)
-    page.wait_for_selector("#check.ok")
+    wait_for_check(page, ROWS_347177, "ok")
     assert "at least 16 cubes" in page.text_content("#check")
     assert page.locator("#grid-top td.on").count() == 13
     page.click("#solve")
@@ -215,14 +223,20 @@ def test_a_battery_puzzle_loads_and_solves(ui_server, browser_page):
     open_page(page, ui_server.url)
     page.fill("#number", "157")
     page.click("#load")
-    page.wait_for_selector("#check.ok")
+    page.wait_for_selector("#check.ok[data-input='fe88e8f9b499']")
     assert page.input_value("#number") == "000157"
     top = parse_spec("fe88e8f9b499").top  # the spec's puzzle 000157
     assert page.locator("#grid-top td.on").count() == int(top.sum())
+    page.select_option("#solver", "cbc")
     page.click("#solve")
     page.wait_for_selector("#status.ok", timeout=60_000)
     assert page.text_content("#status").startswith("12 cubes")
+    assert "proved by the MIP (cbc)" in page.text_content("#detail")
     assert page.get_attribute("#scene", "data-cubes") == "12"
+    page.select_option("#size", "3")  # another size: empty 3 x 3 views, the answer gone
+    assert page.locator("#grid-side td").count() == 9
+    assert page.locator("td.on").count() == 0 and page.is_hidden("#answer")
+    assert page.input_value("#number") == ""
 
 
 @pytest.mark.browser
@@ -230,7 +244,7 @@ def test_impossible_views_show_why(ui_server, browser_page):
     page = browser_page
     open_page(page, ui_server.url)
     click_views(page, ROWS_IMPOSSIBLE)
-    page.wait_for_selector("#check.error")
+    wait_for_check(page, ROWS_IMPOSSIBLE, "error")
     assert "no cell can show top row 0 column 0 (" in page.text_content("#check")
     assert page.locator("td.missing").count() == 1
     assert page.locator("#grid-top td.missing").get_attribute("title") == "top row 0 column 0"
