@@ -68,6 +68,7 @@ class ViewsRun:
             "input": self.views.hex() or self.views.bits(),
             "status": self.status,
             "reason": self.detail or None,
+            "missing": self.missing,  # unsolvable: the pixels no cell can show (why)
             "solver": self.solver,
             "proved_by": self.proved_by or None,
             "check": self.check or None,
