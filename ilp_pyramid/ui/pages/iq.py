@@ -66,9 +66,10 @@ def _custom_board(cells: object):
     if not cells:
         raise InputError("the custom board has no cells: click some on")
     chosen = {(x, y) for x, y in cells}
-    # The board goes through the text drawing a board file holds, so the page's board and
-    # the CLI's (read from that file) are one and the same, shifted alike to the top-left.
-    text = "\n".join("".join("." if (x, y) in chosen else "#" for x in range(CUSTOM_SIDE))
+    # The board goes through the text drawing a board file holds (spaces outside, so empty
+    # rows at the top go as in the file `_drawing` writes): the page's board and the CLI's,
+    # read from that file, are one and the same, shifted alike to the top-left.
+    text = "\n".join("".join("." if (x, y) in chosen else " " for x in range(CUSTOM_SIDE))
                      for y in range(CUSTOM_SIDE))
     return parse_text_board(text, name="custom")
 
