@@ -5,10 +5,12 @@ by pages; a ball pyramid drawn in 3-D and turned by dragging)."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from ilp_pyramid.verify.iq import FillingChecker, parse_solution_line, verify_filling
+from tests.proctools import descendants
 from tests.ui_support import screenshot
 
 # A puzzle-book challenge on the triangle (docs/iq.md): five pieces given whole.
@@ -258,3 +260,48 @@ def test_a_ball_pyramid_is_solved_in_3d_and_turns(ui_server, browser_page):
     page.mouse.move(box["x"] + 320, box["y"] + 240, steps=5)
     page.mouse.up()
     assert page.eval_on_selector("#scene", "c => c.toDataURL()") != before
+
+
+@pytest.mark.browser
+def test_stop_ends_a_long_count_and_leaves_nothing_running(ui_server, browser_page):
+    page = browser_page
+    open_page(page, ui_server.url)
+    page.select_option("#board", "rectangle")
+    page.wait_for_selector("#challenge [data-cell='10,4']")
+    page.click("#count")  # 371,020 fillings on one job: far longer than this test waits
+    page.wait_for_function("document.getElementById('progress').textContent.startsWith('running')")
+    assert descendants(ui_server.process.pid)
+    page.click("#stop")
+    page.wait_for_selector("#answer[data-status='stopped']", timeout=10_000)
+    assert page.locator("#listing .iq-item").count() == 0
+    assert not page.is_disabled("#count")
+    # The count's workers die with it (PR_SET_PDEATHSIG): within the 2 s a Ctrl-C has.
+    deadline = time.monotonic() + 2.0
+    while descendants(ui_server.process.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not descendants(ui_server.process.pid)
+
+
+@pytest.mark.browser
+def test_a_custom_board_drawn_by_clicking_is_solved(ui_server, browser_page):
+    page = browser_page
+    open_page(page, ui_server.url)
+    page.select_option("#board", "custom")
+    drawn = [(x, y) for y in range(4) for x in range(6) if (x, y) != (5, 3)]
+    for x, y in drawn:  # drawn away from the corner: the board moves to the top-left
+        page.click(f"[data-edit='{x + 3},{y + 2}']")
+    page.click("[data-edit='0,0']")
+    page.click("[data-edit='0,0']")  # on, then off again
+    assert "23 cells" in page.text_content("#custom-count")
+    page.click("#custom-use")
+    page.wait_for_selector("#challenge[data-board='custom'] [data-cell='0,0']")
+    assert page.locator("#challenge .iq-cell").count() == 23
+    click_piece(page, "K", [(0, 0), (1, 0), (0, 1), (1, 1)])
+    page.wait_for_selector("#challenge [data-cell='1,1'].given")
+    page.click("#solve")
+    page.wait_for_selector("#answer[data-status='solved']", timeout=60_000)
+    letters = dict(page.eval_on_selector_all(
+        "#answer-board .iq-cell", "cells => cells.map(c => [c.dataset.cell, c.textContent])"))
+    assert set(letters) == {f"{x},{y}" for x, y in drawn}
+    assert all(letters[c] == "K" for c in ("0,0", "1,0", "0,1", "1,1"))
+    assert "K" in page.get_attribute("#answer", "data-pieces")

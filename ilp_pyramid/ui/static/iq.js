@@ -392,6 +392,8 @@ async function count() {
       `each checked by the independent checker`);
     state.listingRun = run;
     await showListing(0);
+    const first = $("listing-items").querySelector(".iq-item");
+    if (first) first.click();  // the first completion, large (and in 3-D for a pyramid)
   });
   run = panel.run;
   if (!panel.running) { setBusy(false); caption("error", $("run-error").textContent); }
@@ -415,7 +417,8 @@ async function showListing(page) {
   state.listingPage = page; state.listingTotal = answer.total;
   const pages = Math.max(1, Math.ceil(answer.total / PAGE_SIZE));
   $("page-info").textContent = answer.total === 0 ? "no completion"
-    : `page ${page + 1} of ${pages} (${answer.total.toLocaleString("en")} completions)`;
+    : `page ${page + 1} of ${pages} (${answer.total.toLocaleString("en")} completions; ` +
+      "click one to see it large)";
   $("previous").disabled = page === 0;
   $("next").disabled = page + 1 >= pages;
   const items = $("listing-items");
@@ -430,7 +433,11 @@ async function showListing(page) {
     board.className = "iq-board small";
     drawBoard(board, state.board, gridLetters(state.board, grid));
     item.append(number, board);
-    item.addEventListener("click", () => showSolution(grid, null));
+    item.addEventListener("click", () => {
+      for (const other of items.querySelectorAll(".iq-item")) other.classList.remove("shown");
+      item.classList.add("shown");
+      showSolution(grid, null);
+    });
     items.append(item);
   });
   $("listing").hidden = false;
