@@ -207,7 +207,7 @@ function clickCell(at) {
 
 async function takeClick(at) {
   if (panel.running) return;
-  resetAnswer();
+  resetAnswer(); hideListing();
   const tool = state.tool;
   if (tool === null) {
     showError($("message"), new Error("pick a piece from the palette first"));
