@@ -176,9 +176,17 @@ def test_a_count_lists_every_completion_by_pages(ui_client):
 
 # -- in Chromium ----------------------------------------------------------------------------
 
-def open_page(page, url: str) -> None:
+def open_page(page, url: str, board: str | None = None) -> None:
     page.goto(url + "/iq")
     page.wait_for_selector("body[data-ready='1']")
+    if board is not None:
+        page.select_option("#board", board)
+        page.wait_for_selector(f"#challenge[data-board='{board}'] .iq-cell")
+
+
+def press(page, button: str, status: str) -> None:
+    page.click(button)
+    page.wait_for_selector(f"#answer[data-status='{status}']", timeout=60_000)
 
 
 def click_piece(page, letter: str, cells) -> None:
@@ -205,8 +213,7 @@ def test_a_book_challenge_entered_by_clicking_is_solved_and_drawn(ui_server, bro
     assert page.text_content("#message") == ""
     assert page.locator("#challenge .iq-cell.given").count() == 24
     page.select_option("#solver", "dlx")
-    page.click("#solve")
-    page.wait_for_selector("#answer[data-status='solved']", timeout=60_000)
+    press(page, "#solve", "solved")
     assert page.get_attribute("#answer", "data-pieces") == "ABCDEFGHIJKL"
     assert "verified" in page.text_content("#caption")
     drawn = page.eval_on_selector_all(
@@ -221,16 +228,13 @@ def test_a_book_challenge_entered_by_clicking_is_solved_and_drawn(ui_server, bro
 @pytest.mark.browser
 def test_a_pinned_pyramid_challenge_is_counted_and_listed(ui_server, browser_page):
     page = browser_page
-    open_page(page, ui_server.url)
-    page.select_option("#board", "pyramid4")
-    page.wait_for_selector("#challenge [data-cell='0,0,3']")
+    open_page(page, ui_server.url, "pyramid4")
     page.check("input[name='mode'][value='pin']")
     click_piece(page, "B", [(0, 0, 0)])
     page.wait_for_selector("#challenge [data-cell='0,0,0'].pin")
     click_piece(page, "J", [(0, 0, 3)])
     page.wait_for_selector("#challenge [data-cell='0,0,3'].pin")
-    page.click("#count")
-    page.wait_for_selector("#answer[data-status='counted']", timeout=60_000)
+    press(page, "#count", "counted")
     assert page.get_attribute("#answer", "data-count") == "12"
     page.wait_for_selector("#listing .iq-item")
     assert page.locator("#listing .iq-item").count() == 10
@@ -245,11 +249,8 @@ def test_a_pinned_pyramid_challenge_is_counted_and_listed(ui_server, browser_pag
 @pytest.mark.browser
 def test_a_ball_pyramid_is_solved_in_3d_and_turns(ui_server, browser_page):
     page = browser_page
-    open_page(page, ui_server.url)
-    page.select_option("#board", "pyramid5")
-    page.wait_for_selector("#challenge [data-cell='0,0,4']")
-    page.click("#solve")
-    page.wait_for_selector("#answer[data-status='solved']", timeout=60_000)
+    open_page(page, ui_server.url, "pyramid5")
+    press(page, "#solve", "solved")
     assert page.get_attribute("#scene", "data-balls") == "55"
     assert page.get_attribute("#scene", "data-filled") == "55"
     before = page.eval_on_selector("#scene", "c => c.toDataURL()")
@@ -265,9 +266,7 @@ def test_a_ball_pyramid_is_solved_in_3d_and_turns(ui_server, browser_page):
 @pytest.mark.browser
 def test_stop_ends_a_long_count_and_leaves_nothing_running(ui_server, browser_page):
     page = browser_page
-    open_page(page, ui_server.url)
-    page.select_option("#board", "rectangle")
-    page.wait_for_selector("#challenge [data-cell='10,4']")
+    open_page(page, ui_server.url, "rectangle")
     page.click("#count")  # 371,020 fillings on one job: far longer than this test waits
     page.wait_for_function("document.getElementById('progress').textContent.startsWith('running')")
     assert descendants(ui_server.process.pid)
@@ -298,8 +297,7 @@ def test_a_custom_board_drawn_by_clicking_is_solved(ui_server, browser_page):
     assert page.locator("#challenge .iq-cell").count() == 23
     click_piece(page, "K", [(0, 0), (1, 0), (0, 1), (1, 1)])
     page.wait_for_selector("#challenge [data-cell='1,1'].given")
-    page.click("#solve")
-    page.wait_for_selector("#answer[data-status='solved']", timeout=60_000)
+    press(page, "#solve", "solved")
     letters = dict(page.eval_on_selector_all(
         "#answer-board .iq-cell", "cells => cells.map(c => [c.dataset.cell, c.textContent])"))
     assert set(letters) == {f"{x},{y}" for x, y in drawn}
