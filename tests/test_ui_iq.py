@@ -174,6 +174,17 @@ def test_a_count_lists_every_completion_by_pages(ui_client):
     assert other.status_code == 404
 
 
+
+def test_a_count_cut_by_its_time_limit_keeps_no_listing(ui_client):
+    started = ui_client.post("/api/iq/count", json={"board": "rectangle", "given": {},
+                                                    "time_limit": 1})
+    run = started.json()["run"]
+    done = follow(ui_client, run)
+    assert done["exit"] == 3 and done["result"]["complete"] is False
+    assert done["result"]["solutions"] is None and done["result"]["partial_solutions"] >= 0
+    assert ui_client.get(f"/api/iq/listing/{run}").status_code == 404
+
+
 # -- in Chromium ----------------------------------------------------------------------------
 
 def open_page(page, url: str, board: str | None = None) -> None:
@@ -279,6 +290,10 @@ def test_stop_ends_a_long_count_and_leaves_nothing_running(ui_server, browser_pa
     while descendants(ui_server.process.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not descendants(ui_server.process.pid)
+    # With a time limit the count ends by itself, and says it is not complete.
+    page.fill("#time-limit", "1")
+    press(page, "#count", "timeout")
+    assert "NOT complete" in page.text_content("#caption")
 
 
 @pytest.mark.browser

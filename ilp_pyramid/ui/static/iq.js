@@ -383,8 +383,13 @@ async function count() {
   let run = null;
   await panel.start("/api/iq/count", runBody(), async (event) => {
     setBusy(false);
-    if (ended(event)) return;
     const result = event.result;
+    if (event.exit === 3 && result && result.partial_solutions !== null) {
+      caption("timeout", "time limit: the count is NOT complete; the parts finished hold " +
+        `${result.partial_solutions.toLocaleString("en")} completions (a lower bound)`);
+      return;
+    }
+    if (ended(event)) return;
     $("answer").dataset.count = String(result.solutions);
     caption("counted", `${result.solutions.toLocaleString("en")} completions ` +
       `(${result.distinct_up_to_symmetry.toLocaleString("en")} up to the ` +
