@@ -32,6 +32,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.iq.boards import Board, named_board, parse_text_board
+from ilp_pyramid.puzzles.iq.model import Instance
+from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
+from ilp_pyramid.puzzles.iq.placements import piece_placements
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
+from ilp_pyramid.puzzles.iq.render import letter_grid
 from ilp_pyramid.ui import web
 from ilp_pyramid.ui.pages import Page
 
@@ -43,10 +49,8 @@ MAX_TIME_LIMIT = 86_400.0
 MAX_PAGE_SIZE = 50
 
 
-def _board(spec: object):
+def _board(spec: object) -> Board:
     """A named board, or {"cells": [[x, y], ...]}: a 2-D board drawn on the page."""
-    from ilp_pyramid.puzzles.iq.boards import named_board
-
     if isinstance(spec, str) and spec in NAMED_BOARDS:
         board = named_board(spec)
         assert board is not None
@@ -57,9 +61,7 @@ def _board(spec: object):
                      '{"cells": [[x, y], ...]}')
 
 
-def _custom_board(cells: object):
-    from ilp_pyramid.puzzles.iq.boards import parse_text_board
-
+def _custom_board(cells: object) -> Board:
     if not isinstance(cells, list) or not all(
             isinstance(c, list) and len(c) == 2
             and all(type(v) is int and 0 <= v < CUSTOM_SIDE for v in c) for c in cells):
@@ -76,28 +78,21 @@ def _custom_board(cells: object):
     return parse_text_board(text, name="custom")
 
 
-def _drawing(board) -> str:
+def _drawing(board: Board) -> str:
     """A 2-D board as the text file `iq solve BOARD` reads."""
-    from ilp_pyramid.puzzles.iq.render import letter_grid
-
     return "\n".join(letter_grid(board, {})) + "\n"  # type: ignore[arg-type]
 
 
-def _describe(board) -> dict[str, Any]:
+def _describe(board: Board) -> dict[str, Any]:
     return {"name": board.name, "dims": board.dims, "levels": board.levels,
             "cells": [list(cell) for cell in board.cells],
             "symmetries": len(board.symmetries())}
 
 
-def _pieces():
-    from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
-
-    return STANDARD_PIECES
-
-
 @functools.cache
 def solvers() -> tuple[str, ...]:
     """The `iq solve --solver` choices this installation can run, Dancing Links first."""
+    # Asking a solver whether it is installed imports its library: once, when first asked.
     from ilp_pyramid.backends import sat
     from ilp_pyramid.backends.mip import MIP_SOLVERS
     from ilp_pyramid.puzzles.iq.solve import check_solver
@@ -121,22 +116,19 @@ def _given(data: dict) -> dict[str, list]:
     return {str(letter): cells for letter, cells in given.items() if cells}
 
 
-def _instance(board, given: dict[str, list]):
+def _instance(board: Board, given: dict[str, list]) -> Instance:
     """The package's own reading of the challenge (given.parse_challenge): every cell on the
     board, no cell twice, each capital letter a legal placement of its piece."""
-    from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
-
     return PUZZLE.instance(board, given or None)
 
 
-def _with_draft(board, given: dict[str, list], draft: object) -> tuple[dict[str, list], str]:
+def _with_draft(board: Board, given: dict[str, list],
+                draft: object) -> tuple[dict[str, list], str]:
     """The challenge with the cells clicked for one piece: "placed" (a whole piece, or a pin),
     "partial" (fewer cells than the piece; left out of the challenge) or InputError."""
-    from ilp_pyramid.puzzles.iq.placements import piece_placements
-
     if not isinstance(draft, dict):
         raise InputError('draft must be {"letter": "B", "cells": [...], "pin": false}')
-    pieces = _pieces()
+    pieces = STANDARD_PIECES
     letters = {p.letter: k for k, p in enumerate(pieces)}
     letter = str(draft.get("letter", "")).upper()
     if letter not in letters:
@@ -174,7 +166,8 @@ def _with_draft(board, given: dict[str, list], draft: object) -> tuple[dict[str,
     return {**given, letter: cells}, "placed"
 
 
-def _challenge_state(board, given: dict[str, list], instance) -> dict[str, Any]:
+def _challenge_state(board: Board, given: dict[str, list],
+                     instance: Instance) -> dict[str, Any]:
     pieces = instance.pieces
     return {"board": _describe(board), "given": given,
             "placements": len(instance.placements),
@@ -183,11 +176,9 @@ def _challenge_state(board, given: dict[str, list], instance) -> dict[str, Any]:
 
 
 async def setup(request: Request) -> Response:
-    from ilp_pyramid.puzzles.iq.boards import named_board
-
-    boards = {name: _describe(named_board(name)) for name in NAMED_BOARDS}
+    boards = {name: _describe(_board(name)) for name in NAMED_BOARDS}
     pieces = [{"letter": p.letter, "cells": [list(c) for c in p.cells], "colour": p.colour,
-               "size": p.size} for p in _pieces()]
+               "size": p.size} for p in STANDARD_PIECES]
     return JSONResponse({"boards": boards, "pieces": pieces, "solvers": list(solvers()),
                          "default_solver": DEFAULT_SOLVER, "custom_side": CUSTOM_SIDE})
 
