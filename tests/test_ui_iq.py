@@ -215,8 +215,9 @@ def test_a_book_challenge_entered_by_clicking_is_solved_and_drawn(ui_server, bro
     page.click("[data-piece='A']")
     page.click("#challenge [data-cell='0,0']")
     page.click("#challenge [data-cell='9,9']")
-    page.wait_for_function("document.getElementById('message').textContent.length > 0")
+    page.wait_for_selector("#challenge [data-cell='9,9'].refused")
     assert "no placement of piece A" in page.text_content("#message")
+    assert page.locator("#challenge .iq-cell.draft").count() == 1  # 0,0 only
     page.click("[data-piece='A']")  # put A down again, unfinished
     for letter, cells in BOOK.items():
         click_piece(page, letter, cells)

@@ -13,7 +13,7 @@ const FREE_BALL = "#ececec";
 
 const state = {
   setup: null, pieces: {}, board: null, spec: null, given: {}, draft: null, tool: null,
-  listingRun: null, listingPage: 0, listingTotal: 0,
+  listingRun: null, listingPage: 0, refused: null,
 };
 const scene = new Scene($("scene"));
 const panel = new RunPanel({progress: $("progress"), stop: $("stop"), error: $("run-error")});
@@ -118,6 +118,8 @@ function challengeLetters() {
 function drawChallenge() {
   const {letters, marks} = challengeLetters();
   drawBoard($("challenge"), state.board, letters, {marks, onClick: clickCell});
+  const refused = state.refused && $("challenge").querySelector(`[data-cell="${state.refused}"]`);
+  if (refused) refused.classList.add("refused");
   drawPalette();
   if ($("answer").dataset.status === "none") drawScene(state.board, letters);
   const draft = state.draft;
@@ -186,12 +188,14 @@ async function check(draft, refused) {
     return answer;
   } catch (error) {
     showError($("message"), error);
-    if (refused) {
-      const element = $("challenge").querySelector(`[data-cell="${key(refused)}"]`);
-      if (element) {
-        element.classList.add("refused");
-        setTimeout(() => element.classList.remove("refused"), 900);
-      }
+    if (refused) {  // the refused cell flashes red (drawChallenge marks it while it does)
+      const refusal = state.refused = key(refused);
+      setTimeout(() => {
+        if (state.refused !== refusal) return;
+        state.refused = null;
+        const element = $("challenge").querySelector(`[data-cell="${refusal}"]`);
+        if (element) element.classList.remove("refused");
+      }, 1200);
     }
     return null;
   }
@@ -419,7 +423,7 @@ async function showListing(page) {
     showError($("run-error"), error);
     return;
   }
-  state.listingPage = page; state.listingTotal = answer.total;
+  state.listingPage = page;
   const pages = Math.max(1, Math.ceil(answer.total / PAGE_SIZE));
   $("page-info").textContent = answer.total === 0 ? "no completion"
     : `page ${page + 1} of ${pages} (${answer.total.toLocaleString("en")} completions; ` +
