@@ -32,6 +32,9 @@ from ilp_pyramid.progress import PROGRESS_FD_VARIABLE
 
 STOP_GRACE_SECONDS = 1.5
 KEEP_FINISHED = 20  # finished runs kept for their events (a page may reconnect late)
+# A run may keep one output file's bytes past the end of its folder (an IQ count's listing,
+# gzipped); a larger file is dropped rather than held by the server.
+MAX_KEPT_BYTES = 16_000_000
 
 
 class Busy(Exception):
@@ -50,6 +53,8 @@ class Run:
     stopped: bool = False
     child: asyncio.subprocess.Process | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    keep: str | None = None  # a file of the run's folder to read before the folder goes
+    kept: bytes | None = None  # its bytes, once the run is done (None: absent or too large)
 
     def add(self, event: dict) -> None:
         self.events.append(event)
@@ -75,9 +80,11 @@ class RunManager:
 
     async def start(self, session: str, args: Sequence[str],
                     files: dict[str, bytes] | None = None,
-                    build: Callable[[Path], Sequence[str]] | None = None) -> Run:
+                    build: Callable[[Path], Sequence[str]] | None = None,
+                    keep: str | None = None) -> Run:
         """Start `ilp-pyramid ARGS` for `session`. `files` are written into the run's folder
-        first; `build(folder)` may add arguments naming them."""
+        first; `build(folder)` may add arguments naming them; the file `keep` of the folder,
+        if the run wrote it, stays readable as `run.kept` after the run."""
         if any(run.session == session for run in self.active()):
             raise Busy("a run is already going in this page: stop it first")
         if len(self.active()) >= self.limit:
@@ -86,7 +93,7 @@ class RunManager:
         for name, data in (files or {}).items():
             (folder / Path(name).name).write_bytes(data)
         argv = list(args) + (list(build(folder)) if build else [])
-        run = Run(secrets.token_urlsafe(8), session, argv, folder)
+        run = Run(secrets.token_urlsafe(8), session, argv, folder, keep=keep)
         self.runs[run.id] = run
         self._forget_old()
         reader, writer = os.pipe()
@@ -117,6 +124,8 @@ class RunManager:
         lines = err.decode(errors="replace").strip().splitlines()
         if code != 0 and lines:
             event["error"] = lines[-1].removeprefix("error: ")
+        if run.keep is not None:
+            run.kept = _read_capped(run.folder / run.keep)
         run.done = True
         run.add(event)
         shutil.rmtree(run.folder, ignore_errors=True)
@@ -153,6 +162,15 @@ class RunManager:
         finished = [run for run in self.runs.values() if run.done]
         for run in finished[:-KEEP_FINISHED]:
             del self.runs[run.id]
+
+
+def _read_capped(path: Path) -> bytes | None:
+    try:
+        if path.stat().st_size > MAX_KEPT_BYTES:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 async def _read_progress(run: Run, reader: int) -> None:

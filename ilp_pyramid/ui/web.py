@@ -62,10 +62,11 @@ def runs(request: Request) -> RunManager:
 
 async def start_run(request: Request, args: Sequence[str],
                     files: dict[str, bytes] | None = None,
-                    build: Callable[[Path], Sequence[str]] | None = None) -> JSONResponse:
+                    build: Callable[[Path], Sequence[str]] | None = None,
+                    keep: str | None = None) -> JSONResponse:
     """Start `ilp-pyramid ARGS` for this page's session; the page then follows
-    /api/runs/<id>/events and may POST /api/runs/<id>/stop."""
-    run = await runs(request).start(session_of(request), args, files, build)
+    /api/runs/<id>/events and may POST /api/runs/<id>/stop. `keep`: see RunManager.start."""
+    run = await runs(request).start(session_of(request), args, files, build, keep)
     return JSONResponse({"run": run.id, "args": run.args})
 
 
