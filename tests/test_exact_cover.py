@@ -232,13 +232,14 @@ def test_orbits_of_a_smaller_group_and_a_group_keeping_no_item():
     plain = count_exact_cover(rows, primary, secondary, collect=True)
     table = queens_symmetries(8)
     # The mirror r, c -> r, 7 - c keeps every rank's rows: orbits of two rows (or one).
-    plan = ec._orbit_plan(problem, table[[0, 4]])
-    assert plan is not None and plan.item < 8
-    assert sorted(len(maps) for maps in plan.maps) == [2] * 4
+    plan = ec._orbit_plan(problem, (), table[[0, 4]])
+    assert plan is not None and sorted(len(maps) for _, maps, _ in plan) == [2] * 4
+    assert all(problem.rows[r][0] == problem.rows[plan[0][0]][0] for r, _, _ in plan)  # a rank
     mirror = count_exact_cover(rows, primary, secondary, collect=True, symmetries=table[[0, 4]])
     assert solution_sets(mirror.solutions) == solution_sets(plain.solutions)
     # The rotations move every rank and file: the count falls back to the plain search.
-    assert ec._orbit_plan(problem, table[[0, 1, 2, 3]]) is None
+    assert ec._orbit_plan(problem, (), table[[0, 1, 2, 3]]) is None
+    assert ec._seeds(problem, table[[0, 1, 2, 3]]) is None
     assert count_exact_cover(rows, primary, secondary,
                              symmetries=table[[0, 1, 2, 3]]).count == plain.count
     with pytest.raises(ValueError, match="permutation"):

@@ -492,7 +492,7 @@ _BATCH_SOLUTIONS = 4096
 _BATCH_SECONDS = 0.25
 
 
-def auto_depth(problem: ExactCover, jobs: int, orbits: _Orbits | None = None) -> int:
+def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None) -> int:
     """The smallest split depth giving at least PARTS_PER_JOB sub-trees per job (or as many as
     the tree has, when it closes before that)."""
     want = PARTS_PER_JOB * max(1, jobs)
@@ -513,24 +513,25 @@ def auto_depth(problem: ExactCover, jobs: int, orbits: _Orbits | None = None) ->
 # such a map carries the solutions through row r one to one onto those through its image. So it
 # is enough to search below one row of each orbit and to carry what is found through one map per
 # other row of the orbit: the same solutions, each exactly once, for about 1/|subgroup| of the
-# search.
+# search. Below a row that some maps keep (its stabiliser), the same is done again with those
+# maps, a few levels down.
+_ORBIT_LEVELS = 3  # how many levels down rows are chosen by orbits
 _ORBIT_SCORE_DEPTH = 2  # how deep each candidate item's orbits are split to estimate the work
 _ORBIT_CANDIDATES = 4  # candidate items (fewest orbits first) whose work is estimated
 
 
 @dataclass
-class _Orbits:
-    """The item searched by orbits: per orbit, its first row and the maps (rows of the
-    permutation table, -1 kept as -1) that carry that row's solutions onto the other rows."""
+class _Seed:
+    """Rows chosen by orbits, and the maps (rows of a permutation table whose last column keeps
+    -1 as -1) that carry the solutions below them onto every other choice they stand for."""
 
-    item: int
-    first: list[int]
-    maps: list[np.ndarray]
+    prefix: tuple[int, ...]
+    maps: np.ndarray
 
 
-def _orbit_plan(problem: ExactCover, symmetries: np.ndarray) -> _Orbits | None:
-    """The primary item whose orbits promise the least search (None: no map but the identity
-    keeps any item's rows)."""
+def _seeds(problem: ExactCover, symmetries: np.ndarray) -> list[_Seed] | None:
+    """Where the search starts when counting by orbits (None: no map but the identity keeps
+    any item's rows)."""
     n = len(problem.rows)
     table = np.asarray(symmetries, np.int64)
     if table.ndim != 2 or table.shape[1] not in (n, n + 1):
@@ -538,16 +539,43 @@ def _orbit_plan(problem: ExactCover, symmetries: np.ndarray) -> _Orbits | None:
     table = np.concatenate([table[:, :n], np.full((table.shape[0], 1), -1, np.int64)], axis=1)
     if any(sorted(g[:n].tolist()) != list(range(n)) for g in table):
         raise ValueError("symmetries: every map must be a permutation of the rows")
-    rows_of: list[list[int]] = [[] for _ in range(problem.num_primary)]
+    identity = np.append(np.arange(n, dtype=np.int64), -1)[None, :]
+    table = np.unique(np.concatenate([identity, table]), axis=0)  # orbits hold their own row
+    seeds: list[_Seed] = []
+    frontier = [((), table, identity)]  # (rows chosen, the maps keeping them, carry-over)
+    for _ in range(_ORBIT_LEVELS):
+        deeper = []
+        for prefix, group, carry in frontier:
+            orbits = _orbit_plan(problem, prefix, group) if len(group) > 1 else None
+            if orbits is None:
+                seeds.append(_Seed(prefix, carry))
+                continue
+            for r, cosets, stabiliser in orbits:
+                # Carry-over after this level's map: (c o m)(x) = c[m[x]].
+                deeper.append((prefix + (r,), stabiliser,
+                               carry[:, cosets].reshape(-1, n + 1)))
+        frontier = deeper
+    seeds += [_Seed(prefix, carry) for prefix, _, carry in frontier]
+    if all(len(seed.maps) == 1 for seed in seeds):
+        return None
+    return seeds
+
+
+def _orbit_plan(problem: ExactCover, prefix: tuple[int, ...], group: np.ndarray
+                ) -> list[tuple[int, np.ndarray, np.ndarray]] | None:
+    """Below `prefix` (kept by every map of `group`): the primary item whose orbits promise the
+    least search, as (first row of the orbit, one map per row of the orbit, the maps keeping
+    that row) per orbit; None when no map but the identity keeps any item's rows."""
+    covered = {item for r in prefix for item in problem.rows[r]}
+    rows_of: dict[int, list[int]] = {}
     for r, row in enumerate(problem.rows):
-        for item in row:
-            if item < problem.num_primary:
-                rows_of[item].append(r)
+        if covered.isdisjoint(row):
+            for item in row:
+                if item < problem.num_primary:
+                    rows_of.setdefault(item, []).append(r)
     candidates = []
-    for item, rows in enumerate(rows_of):
-        if not rows:
-            continue
-        keep = table[np.isin(table[:, rows], rows).all(axis=1)]
+    for item, rows in rows_of.items():
+        keep = group[np.isin(group[:, rows], rows).all(axis=1)]
         first = sorted({int(keep[:, r].min()) for r in rows})
         if len(first) < len(rows):
             candidates.append((len(first), item, first, keep))
@@ -557,35 +585,34 @@ def _orbit_plan(problem: ExactCover, symmetries: np.ndarray) -> _Orbits | None:
 
     def work(candidate: tuple) -> int:
         # Sub-trees a little way below each orbit's first row: a cheap measure of the search.
-        return sum(len(problem.split(_ORBIT_SCORE_DEPTH, (r,))) for r in candidate[2])
+        return sum(len(problem.split(_ORBIT_SCORE_DEPTH, (*prefix, r))) for r in candidate[2])
 
-    _, item, first, keep = min(candidates[:_ORBIT_CANDIDATES], key=work)
-    maps = []
+    _, _, first, keep = min(candidates[:_ORBIT_CANDIDATES], key=work)
+    orbits = []
     for r in first:
-        # One map per distinct image of r: its cosets in the subgroup.
-        _, pick = np.unique(keep[:, r], return_index=True)
-        maps.append(keep[np.sort(pick)])
-    return _Orbits(item, first, maps)
+        _, pick = np.unique(keep[:, r], return_index=True)  # one map per image of r
+        orbits.append((r, keep[np.sort(pick)], keep[keep[:, r] == r]))
+    return orbits
 
 
 def _parts(problem: ExactCover, depth: int,
-           orbits: _Orbits | None) -> list[tuple[tuple[int, ...], int]]:
-    """The sub-trees to count, each with the orbit it stands for (-1: none, itself only)."""
-    if orbits is None:
+           seeds: list[_Seed] | None) -> list[tuple[tuple[int, ...], int]]:
+    """The sub-trees to count, each with the seed it grows from (-1: none, itself only)."""
+    if seeds is None:
         return [(prefix, -1) for prefix in problem.split(depth)]
-    return [(prefix, k) for k, r in enumerate(orbits.first)
-            for prefix in problem.split(depth - 1, (r,))]
+    return [(prefix, k) for k, seed in enumerate(seeds)
+            for prefix in problem.split(depth - len(seed.prefix), seed.prefix)]
 
 
 def _count_part(problem: ExactCover, part: tuple[tuple[int, ...], int],
-                orbits: _Orbits | None, collect: bool,
+                seeds: list[_Seed] | None, collect: bool,
                 time_limit: float | None = None) -> CountResult:
-    """One sub-tree's count (and solutions), carried over its orbit."""
-    prefix, orbit = part
+    """One sub-tree's count (and solutions), carried over what its seed stands for."""
+    prefix, seed = part
     result = problem.count(prefix=prefix, collect=collect, time_limit=time_limit)
-    if orbit < 0 or orbits is None:
+    if seed < 0 or seeds is None or len(seeds[seed].maps) == 1:
         return result
-    maps = orbits.maps[orbit]
+    maps = seeds[seed].maps
     result.count *= len(maps)
     if result.solutions is not None:
         found = result.solutions
@@ -647,7 +674,7 @@ def _detach_worker() -> None:
 
 
 def _work(problem: ExactCover, parts: list[tuple[tuple[int, ...], int]],
-          orbits: _Orbits | None, counter, results,
+          orbits: list[_Seed] | None, counter, results,
           summarise: Callable[[np.ndarray], object] | None) -> None:
     _detach_worker()
     began = time.process_time()
@@ -724,7 +751,7 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     found: list[np.ndarray] = []
     if collect and summarise is None:
         summarise, on_part = np.asarray, found.append  # batches arrive stacked already
-    orbits = None if symmetries is None else _orbit_plan(problem, symmetries)
+    orbits = None if symmetries is None else _seeds(problem, symmetries)
     parts = _parts(problem, auto_depth(problem, jobs, orbits) if depth is None else depth,
                    orbits)
     jobs = max(1, min(jobs, len(parts), cores()))  # never more than the cores
@@ -743,7 +770,7 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
 
 
 def _count_here(problem: ExactCover, parts: list[tuple[tuple[int, ...], int]],
-                orbits: _Orbits | None, summarise: Callable[[np.ndarray], object] | None,
+                orbits: list[_Seed] | None, summarise: Callable[[np.ndarray], object] | None,
                 tally: _Tally, deadline: float | None) -> bool:
     """The sub-trees one after the other in this process (bounded memory for `summarise`)."""
     batch = _Batch(summarise)
@@ -762,7 +789,7 @@ def _count_here(problem: ExactCover, parts: list[tuple[tuple[int, ...], int]],
 
 
 def _count_in_workers(problem: ExactCover, parts: list[tuple[tuple[int, ...], int]],
-                      orbits: _Orbits | None, jobs: int,
+                      orbits: list[_Seed] | None, jobs: int,
                       summarise: Callable[[np.ndarray], object] | None, tally: _Tally,
                       deadline: float | None, worker_cpu: list[float]) -> bool:
     import queue
