@@ -244,3 +244,10 @@ def test_orbits_of_a_smaller_group_and_a_group_keeping_no_item():
                              symmetries=table[[0, 1, 2, 3]]).count == plain.count
     with pytest.raises(ValueError, match="permutation"):
         count_exact_cover(rows, primary, secondary, symmetries=np.zeros((2, 64), int))
+
+
+def test_subtrees_counts_what_split_lists():
+    rows, primary, secondary = queens(7)
+    problem = ExactCover(rows, primary, secondary)
+    for depth, prefix in ((0, ()), (1, ()), (2, ()), (3, ()), (2, (3,)), (1, (0, 1))):
+        assert problem.subtrees(depth, prefix) == len(problem.split(depth, prefix)), prefix
