@@ -535,9 +535,9 @@ def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None
 # is enough to search below one row of each orbit and to carry what is found through one map per
 # other row of the orbit: the same solutions, each exactly once, for about 1/|subgroup| of the
 # search. Below a row that some maps keep (its stabiliser), the same is done again with those
-# maps, a few levels down.
-# How many levels down rows are chosen by orbits: a third level saved the triangle 1% of its
-# search for 0.08 s more of planning (which no other core shares).
+# maps, _ORBIT_LEVELS levels in all.
+# A third level saved the triangle 1% of its search for 0.08 s more of planning (which no
+# other core shares).
 _ORBIT_LEVELS = 2
 _ORBIT_SCORE_DEPTH = 2  # how deep each candidate item's orbits are split to estimate the work
 _ORBIT_CANDIDATES = 4  # candidate items (fewest orbits first) whose work is estimated
