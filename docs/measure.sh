@@ -55,11 +55,14 @@ $B --resume --n 1..4 --repeat 5 --warmup 1 --time-limit 600 --command 'auto=solv
 $B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
    --results docs/auto.jsonl
 
-# 2b. Start-up: what a user waits on for a moment (solve 1, solve 2, --help, --version), each
-#     against the reference tool's `bel_pyramid 1`, interleaved run by run.
+# 2b. Start-up: what a user waits on for a moment (solve 1, solve 2, --help, --version)
+#     against the reference tool's `bel_pyramid 1` and `bel_pyramid 2`, interleaved run by run.
 fresh docs/startup.jsonl
 ref1=()
-if [ -n "${REF:-}" ]; then ref1=(--external "ref-1=$REF 1" --solved-if 'ref-1=^Solution:'); fi
+if [ -n "${REF:-}" ]; then
+  ref1=(--external "ref-1=$REF 1" --solved-if 'ref-1=^Solution:'
+        --external "ref-2=$REF 2" --solved-if 'ref-2=^Solution:')
+fi
 $B --resume --repeat 9 --warmup 1 --time-limit 60 --results docs/startup.jsonl \
    --command 'solve-1=solve 1' --command 'solve-2=solve 2' --command 'help=--help' \
    --command 'version=--version' "${ref1[@]}"
