@@ -14,6 +14,8 @@
 #   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Timed as a user has it: with Python's bytecode cache (an installed package has one).
+unset PYTHONDONTWRITEBYTECODE
 B="python -m ilp_pyramid bench"
 # Each stage starts its files afresh (FRESH=0 goes on with them); every call then adds to
 # its file with --resume, which also skips runs a stopped stage had finished.
@@ -47,11 +49,23 @@ figures() {
 fresh docs/auto.jsonl
 ref=()
 if [ -n "${REF:-}" ]; then ref=(--external "ref=$REF {n}" --solved-if 'ref=^Solution:'); fi
-$B --resume --n 1..4 --repeat 5 --time-limit 600 --command 'auto=solve {n}' "${ref[@]}" \
-   --results docs/auto.jsonl
+$B --resume --n 1..4 --repeat 5 --warmup 1 --time-limit 600 --command 'auto=solve {n}' \
+   "${ref[@]}" --results docs/auto.jsonl
 # N=5: one search per core racing (the default there), seeds 1-20.
 $B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
    --results docs/auto.jsonl
+
+# 2b. Start-up: what a user waits on for a moment (solve 1, solve 2, --help, --version)
+#     against the reference tool's `bel_pyramid 1` and `bel_pyramid 2`, interleaved run by run.
+fresh docs/startup.jsonl
+ref1=()
+if [ -n "${REF:-}" ]; then
+  ref1=(--external "ref-1=$REF 1" --solved-if 'ref-1=^Solution:'
+        --external "ref-2=$REF 2" --solved-if 'ref-2=^Solution:')
+fi
+$B --resume --repeat 9 --warmup 1 --time-limit 60 --results docs/startup.jsonl \
+   --command 'solve-1=solve 1' --command 'solve-2=solve 2' --command 'help=--help' \
+   --command 'version=--version' "${ref1[@]}"
 
 # 3. MIP against SAT on the whole model, every solver with its defaults and no strategy.
 fresh docs/mip_vs_sat.jsonl
@@ -72,7 +86,7 @@ cpp=()
 if [ -n "${IQ_CPP:-}" ]; then
   cpp=(--external "cpp-triangle=$IQ_CPP -t t" --external "cpp-rectangle=$IQ_CPP -t r -o /tmp/iq_cpp_rectangle.txt")
 fi
-$B --resume --repeat 5 --time-limit 600 --results docs/iq_count.jsonl \
+$B --resume --repeat 5 --warmup 1 --time-limit 600 --results docs/iq_count.jsonl \
    --command 'triangle-jobs2=iq count triangle --jobs 2' \
    --command 'rectangle-jobs2=iq count rectangle --jobs 2 --output /tmp/iq_rectangle.txt' \
    "${cpp[@]}"

@@ -64,3 +64,47 @@ def test_a_signal_stops_a_session_solve_within_two_seconds(signum):
     finally:
         child.kill()
         child.wait()
+
+
+@pytest.mark.parametrize("solver", ["cadical", "cadical195", "minisat22"])
+def test_a_small_formula_is_solved_in_process_and_keeps_the_time_limit(solver, monkeypatch):
+    """Below IN_PROCESS_CLAUSES `sat.solve` runs no child (a fork would fail here), answers
+    as the child does, and a hard one still stops at its time limit."""
+    import multiprocessing
+
+    def no_child(*args, **kwargs):
+        raise AssertionError("a child process was started")
+
+    monkeypatch.setattr(multiprocessing, "get_context", no_child)
+    from ilp_pyramid.backends.base import SolveOptions
+
+    easy = [[1, 2], [-1, -2], [2, 3], [-3]]
+    result = sat.solve(easy, solver)
+    assert result.status == Status.SOLVED and result.solver == solver
+    assert result.model[:3] == [-1, 2, -3]  # the one model
+    assert sat.solve(easy + [[1]], solver).status == Status.INFEASIBLE
+    hard = PHP(10).clauses
+    assert len(hard) <= sat.IN_PROCESS_CLAUSES
+    start = time.perf_counter()
+    seen: list[dict] = []
+    result = sat.solve(hard, solver, SolveOptions(time_limit=1.3, progress=seen.append))
+    assert result.status == Status.TIMEOUT
+    assert time.perf_counter() - start < 3.0
+    assert seen and seen[0]["elapsed"] >= 1.0  # the live line's callback, between slices
+
+
+def test_kissat_keeps_its_child_process(monkeypatch):
+    """Kissat cannot be sliced (a second solve on one Kissat aborts the process): even a
+    small formula goes to a child."""
+    import multiprocessing
+
+    started: list[str] = []
+    real = multiprocessing.get_context
+
+    def counted(method):
+        started.append(method)
+        return real(method)
+
+    monkeypatch.setattr(multiprocessing, "get_context", counted)
+    result = sat.solve([[1, 2], [-1]], "kissat")
+    assert result.status == Status.SOLVED and started == ["fork"]

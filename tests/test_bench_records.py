@@ -240,3 +240,20 @@ def test_hostile_results_files_never_break_reading_or_tables(tmp_path):
     summarize_records(records)
     for table in ("summary", "grid", "runs"):
         assert markdown(records, table, "r.jsonl").count("\n") >= 2
+
+
+def test_warmup_runs_each_configuration_first_and_records_none_of_them(cli, tmp_path):
+    """--warmup K: K unrecorded runs of each configuration's first spec before the timed
+    ones (a counter file shows every run the commands made)."""
+    results, tally = tmp_path / "r.jsonl", tmp_path / "tally"
+    count = f"a=/bin/sh -c 'echo {{n}} >> {tally}'"
+    other = f"b=/bin/sh -c 'echo b{{n}} >> {tally}'"
+    result = _bench(cli, results, "--n", "1..2", "--repeat", "3", "--warmup", "2",
+                    "--external", count, "--external", other)
+    assert result.code == 0, result.err
+    records = read_results(results)
+    assert len(records) == 2 * 2 * 3  # templates x sizes x repeats: no warm-up run among them
+    lines = tally.read_text().split()
+    # the first two runs of each of the four configurations were not recorded
+    assert sorted(lines) == sorted(["1", "2", "b1", "b2"] * (3 + 2))
+    assert sorted(lines[:8]) == sorted(["1", "2", "b1", "b2"] * 2)  # before any timed run

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import combinations, permutations
 
+import numpy as np
 import pytest
 
 import ilp_pyramid.backends.exact_cover as ec
@@ -195,3 +196,58 @@ def test_bad_rows_are_rejected():
         ExactCover([[0], []], 1)
     with pytest.raises(ValueError):
         ExactCover([[0, 5]], 2)
+
+
+def queens_symmetries(n):
+    """The square's 8 maps as permutations of the queens' rows (row r*n + c: a queen at r, c)."""
+    maps = [lambda r, c: (r, c), lambda r, c: (c, n - 1 - r), lambda r, c: (n - 1 - r, n - 1 - c),
+            lambda r, c: (n - 1 - c, r), lambda r, c: (r, n - 1 - c),
+            lambda r, c: (n - 1 - r, c), lambda r, c: (c, r),
+            lambda r, c: (n - 1 - c, n - 1 - r)]
+    return np.array([[f(r, c)[0] * n + f(r, c)[1] for r in range(n) for c in range(n)]
+                     for f in maps])
+
+
+def solution_sets(solutions):
+    return sorted(tuple(sorted(x for x in s if x >= 0)) for s in solutions.tolist())
+
+
+@pytest.mark.parametrize("n, jobs, depth", [(6, 1, 1), (7, 2, 2), (8, 2, None), (8, 1, 3)])
+def test_counting_by_orbits_loses_and_repeats_no_solution(n, jobs, depth):
+    """With the board's symmetries the search runs below one row of each orbit and carries the
+    rest: exactly the solutions of the plain search, each once (a map too many would repeat
+    some, one too few lose some)."""
+    rows, primary, secondary = queens(n)
+    plain = count_exact_cover(rows, primary, secondary, jobs=1, collect=True)
+    split = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=depth, collect=True,
+                              symmetries=queens_symmetries(n))
+    assert plain.count == split.count == queens_brute(n)
+    assert solution_sets(split.solutions) == solution_sets(plain.solutions)
+    assert len(set(solution_sets(split.solutions))) == split.count
+
+
+def test_orbits_of_a_smaller_group_and_a_group_keeping_no_item():
+    rows, primary, secondary = queens(8)
+    problem = ExactCover(rows, primary, secondary)
+    plain = count_exact_cover(rows, primary, secondary, collect=True)
+    table = queens_symmetries(8)
+    # The mirror r, c -> r, 7 - c keeps every rank's rows: orbits of two rows (or one).
+    plan = ec._orbit_plan(problem, (), table[[0, 4]])
+    assert plan is not None and sorted(len(maps) for _, maps, _ in plan) == [2] * 4
+    assert all(problem.rows[r][0] == problem.rows[plan[0][0]][0] for r, _, _ in plan)  # a rank
+    mirror = count_exact_cover(rows, primary, secondary, collect=True, symmetries=table[[0, 4]])
+    assert solution_sets(mirror.solutions) == solution_sets(plain.solutions)
+    # The rotations move every rank and file: the count falls back to the plain search.
+    assert ec._orbit_plan(problem, (), table[[0, 1, 2, 3]]) is None
+    assert ec._seeds(problem, table[[0, 1, 2, 3]]) is None
+    assert count_exact_cover(rows, primary, secondary,
+                             symmetries=table[[0, 1, 2, 3]]).count == plain.count
+    with pytest.raises(ValueError, match="permutation"):
+        count_exact_cover(rows, primary, secondary, symmetries=np.zeros((2, 64), int))
+
+
+def test_subtrees_counts_what_split_lists():
+    rows, primary, secondary = queens(7)
+    problem = ExactCover(rows, primary, secondary)
+    for depth, prefix in ((0, ()), (1, ()), (2, ()), (3, ()), (2, (3,)), (1, (0, 1))):
+        assert problem.subtrees(depth, prefix) == len(problem.split(depth, prefix)), prefix

@@ -60,7 +60,8 @@ def _killed(name, clauses, options, sender):
 
 def test_killed_solver_is_a_clear_error(cli, monkeypatch):
     monkeypatch.setattr(sat, "_child", _killed)
-    result = cli("solve", 2, "--solver", "cadical")
+    # N=3: past sat.IN_PROCESS_CLAUSES, so solved in a child (N=2 is solved in process)
+    result = cli("solve", 3, "--solver", "cadical")
     assert result.code == 1
     assert "killed by SIGKILL" in result.err and "+---" not in result.out
     assert "Traceback" not in result.err + result.out

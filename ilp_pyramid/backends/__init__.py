@@ -148,14 +148,13 @@ def form_kind(form: object) -> str:
     """'mip', 'cnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
     import sys
 
-    from ilp_pyramid.backends.cpsat import BoolModel
-
     pulp = sys.modules.get("pulp")  # no PuLP problem exists before PuLP is loaded
     if pulp is not None and isinstance(form, pulp.LpProblem):
         return "mip"
     if isinstance(form, ExactCoverForm):
         return "exact_cover"
-    if isinstance(form, BoolModel):
+    cpsat = sys.modules.get("ilp_pyramid.backends.cpsat")  # nor a BoolModel before cpsat.py
+    if cpsat is not None and isinstance(form, cpsat.BoolModel):
         return "bool"
     if hasattr(form, "clauses") or isinstance(form, list | tuple):
         return "cnf"

@@ -3,7 +3,9 @@
 Some python-sat solvers cannot be interrupted in-process (cadical153 raises on interrupt,
 kissat has no interrupt at all), so the time limit is kept from outside: the solve runs in a
 forked child, the parent waits on a pipe for at most the limit and kills the child when the
-limit passes. A killed or crashed child is reported as such, never as an answer.
+limit passes. A killed or crashed child is reported as such, never as an answer. A small
+formula (IN_PROCESS_CLAUSES) is solved in this process instead, in conflict-budget slices
+between which the time limit and signals are kept: the child would cost more than the solve.
 
 Solver names are python-sat's; `kissat` and `cadical` are aliases for the newest of each.
 `cpsat` is accepted here too: the clauses go to the CP-SAT backend (`backends/cpsat.py`).
@@ -15,12 +17,11 @@ this process, with assumptions and initial phases, no child and no time limit.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import random
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
@@ -49,6 +50,13 @@ SAT_SOLVERS = (
 ALIASES = {"kissat": "kissat404", "cadical": "cadical300"}
 CPSAT = "cpsat"  # handled by backends/cpsat.py
 DEFAULT_SAT_SOLVER = "kissat"
+# Formulas up to this many clauses are solved in this process (`_solve_here`): a child
+# process (fork, pipe, the model sent back) costs 20-45 ms, more than such a solve (Bel N=2,
+# 1,178 clauses: 5 ms in CaDiCaL 3). Larger ones keep the child, which also holds their
+# memory apart.
+IN_PROCESS_CLAUSES = 5_000
+# No conflict budget to slice a solve with (Kissat: one solve per solver): always a child.
+_NO_BUDGET = ("kissat", "cadical153", "cadical103", "lingeling")
 # Time the child gets to notice it should stop before it is killed outright.
 _KILL_GRACE = 0.5
 _PROGRESS_EVERY = 1.0
@@ -99,6 +107,10 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
         from ilp_pyramid.backends import cpsat
 
         return cpsat.solve_clauses(clauses, options)
+    if len(clauses) <= IN_PROCESS_CLAUSES and not real.startswith(_NO_BUDGET):
+        return _solve_here(clauses, solver, real, options)
+    import multiprocessing
+
     import pysat.solvers  # noqa: F401 - imported here, not in the child (see _child)
 
     context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
@@ -128,6 +140,16 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
     if outcome == "unsat":
         return Result(solver, Status.INFEASIBLE, seconds)
     return Result(solver, Status.ERROR, seconds, message=str(payload))
+
+
+def _solve_here(clauses: Sequence[Sequence[int]], solver: str, real: str,
+                options: SolveOptions) -> Result:
+    """A small formula in this process, in conflict-budget slices (SatSession, one shot):
+    the time limit and SIGINT/SIGTERM hold between slices as they do around a child."""
+    with SatSession(shuffled(clauses, options.seed), real, one_shot=True) as session:
+        found = session.solve(time_limit=options.time_limit, progress=options.progress)
+    return Result(solver, found.status, found.seconds, model=found.model,
+                  message=found.message)
 
 
 def _wait(receiver, start: float, options: SolveOptions) -> bool:
@@ -253,12 +275,16 @@ class SatSession:
 
     _SLICE_SECONDS = 0.1
 
-    def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195"):
+    def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195", *,
+                 one_shot: bool = False):
         from pysat.solvers import Solver
 
         real = resolve(solver)
-        if real == CPSAT or real.startswith(("kissat", "cadical153", "cadical103", "cadical300",
-                                             "lingeling")):
+        # `one_shot`: one solve without assumptions or phases, where CaDiCaL 3's conflict
+        # budget holds too (tests/test_backend_sat_session.py times it out). Kissat solves
+        # once and aborts the process when asked again: never sliced.
+        refused = _NO_BUDGET if one_shot else (*_NO_BUDGET, "cadical300")
+        if real == CPSAT or real.startswith(refused):
             raise SolverError(f"{solver!r} takes no conflict budget; use cadical195")
         self.name = real
         self._engine = Solver(name=real, bootstrap_with=clauses)
@@ -268,10 +294,12 @@ class SatSession:
         self._engine.add_clause(list(clause))
 
     def solve(self, assumptions: Sequence[int] = (), time_limit: float | None = None,
-              phases: Sequence[int] | None = None) -> Result:
+              phases: Sequence[int] | None = None,
+              progress: Callable[[dict], None] | None = None) -> Result:
         """Satisfiable under `assumptions`? `phases`: literals whose polarity is tried first.
 
         `infeasible` means no model with these assumptions; `timeout` that the limit passed.
+        `progress` is called between slices, about once a second, as `SolveOptions.progress`.
         """
         from pysat.solvers import pysolvers
 
@@ -281,7 +309,7 @@ class SatSession:
         assumed = list(assumptions)
         # a new solve may be much slower per conflict than the last one (other assumptions)
         self._slice = max(20, self._slice // 4)
-        start = time.perf_counter()
+        start = reported = time.perf_counter()
         found = None
         with process.interruptible():
             while found is None:
@@ -289,6 +317,9 @@ class SatSession:
                     return Result(self.name, Status.TIMEOUT, time.perf_counter() - start,
                                   message=f"no answer within {time_limit:g} s")
                 began = time.perf_counter()
+                if progress is not None and began - reported >= _PROGRESS_EVERY:
+                    progress({"elapsed": began - start})
+                    reported = began
                 engine.conf_budget(self._slice)
                 try:
                     found = engine.solve_limited(assumptions=assumed)

@@ -89,6 +89,10 @@ def bench(
                                  help="JSON-lines file: one line per finished run."),
     resume: bool = typer.Option(False, "--resume",
                                 help="Keep the results file and skip the runs it holds."),
+    warmup: int = typer.Option(0, "--warmup", min=0, max=10,
+                               help="Unrecorded runs of each configuration first (its first "
+                                    "spec), so that a first run's one-off costs (bytecode "
+                                    "and numba caches written) land in no record."),
     scheduler: str = typer.Option(None, "--scheduler",
                                   help="Address of a Dask scheduler (tcp://host:8786): each "
                                        "run is a task on a worker there, still its own "
@@ -138,7 +142,8 @@ def bench(
     except InputError as exc:
         fail(str(exc))
     done, ran_now = execute(specs, results, resume, kill_after or hard_limit(time_limit),
-                            invocation(ctx), quiet=json_out, scheduler=scheduler)
+                            invocation(ctx), quiet=json_out, scheduler=scheduler,
+                            warmup=warmup)
     rows = summarize_records([done[spec.key()] for spec in specs if spec.key() in done])
     title = "runs" if templates else _title(puzzle)
     if plot_file is not None:

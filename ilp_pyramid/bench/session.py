@@ -127,9 +127,21 @@ def _last_line(err: bytes, code: int) -> str:
     return f"the run exited with code {code} and printed no result"
 
 
+def warm_up(pending: Sequence[Spec], times: int, kill_after: float) -> None:
+    """Run the first spec of every group `times` times, unrecorded: what a first run pays
+    once (Python writing its bytecode cache, numba compiling into its cache, the page cache
+    filling) then lands in no record."""
+    first: dict[tuple, Spec] = {}
+    for spec in pending:
+        first.setdefault(spec.group(), spec)
+    for spec in first.values():
+        for _ in range(times):
+            run_process(spec.command(), kill_after)
+
+
 def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             done: dict[str, dict], bench_argv: Sequence[str] = (),
-            quiet: bool = False, scheduler: str | None = None) -> None:
+            quiet: bool = False, scheduler: str | None = None, warmup: int = 0) -> None:
     """Run every spec, here in turn or (`scheduler`) on a Dask cluster (cluster.py); each
     record goes to `results` (if any) and `done` as soon as its run ends.
 
@@ -163,6 +175,9 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             progress.update(task, description=f"on {scheduler}")
             cluster.run_all(run_one, pending, kill_after, bench_argv, scheduler, take, warn)
             return
+        if warmup:  # here only: on a cluster each worker's first run pays its own
+            progress.update(task, description=f"warm-up ({warmup} run(s) per configuration)")
+            warm_up(pending, warmup, kill_after)
         for spec in pending:
             progress.update(task, description=spec.describe())
             take(spec, run_one(spec, kill_after, bench_argv))
@@ -170,18 +185,19 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
 
 def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
             bench_argv: Sequence[str] = (), quiet: bool = False,
-            scheduler: str | None = None) -> tuple[dict[str, dict], int]:
+            scheduler: str | None = None, warmup: int = 0) -> tuple[dict[str, dict], int]:
     """The command-line side of a bench: lock the results file, check it, skip what it holds
     (with --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
 
     Returns the records by key (old and new) and how many runs ran now.
     """
     if results is None:
-        return _execute(specs, None, resume, kill_after, bench_argv, quiet, scheduler)
+        return _execute(specs, None, resume, kill_after, bench_argv, quiet, scheduler, warmup)
     try:
         check_results_path(results)
         with hold(lock_path(results), f"results file {results}"):
-            return _execute(specs, results, resume, kill_after, bench_argv, quiet, scheduler)
+            return _execute(specs, results, resume, kill_after, bench_argv, quiet, scheduler,
+                            warmup)
     except InputError as exc:  # the lock, or a record that cannot be written
         fail(str(exc))
 
@@ -192,8 +208,8 @@ def lock_path(results: Path) -> Path:
 
 
 def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
-             bench_argv: Sequence[str], quiet: bool,
-             scheduler: str | None) -> tuple[dict[str, dict], int]:
+             bench_argv: Sequence[str], quiet: bool, scheduler: str | None,
+             warmup: int = 0) -> tuple[dict[str, dict], int]:
     done: dict[str, dict] = {}
     if results is not None:
         try:
@@ -209,7 +225,7 @@ def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_aft
     if skipped and not quiet:
         console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
     try:
-        run_all(pending, kill_after, results, done, bench_argv, quiet, scheduler)
+        run_all(pending, kill_after, results, done, bench_argv, quiet, scheduler, warmup)
     except Interrupted as exc:
         finished = sum(spec.key() in done for spec in pending)
         kept = f"; {finished} finished runs of this session kept in {results}" \

@@ -77,6 +77,7 @@ class FillingChecker:
         self.shapes = {letter: _canonical(shape) for letter, shape in pieces.items()}
         self.all_used = sum(len(s) for s in self.shapes.values()) == len(self.board)
         self._judged: dict[tuple[str, tuple[Coord, ...]], str | None] = {}
+        self._patterns: dict[tuple[str, bytes], bool] = {}  # (letter, cells as bits) -> valid
 
     def check(self, filling: Mapping[Coord, str]) -> IQVerdict:
         problems: list[str] = []
@@ -101,6 +102,97 @@ class FillingChecker:
             problems += [f"piece {letter} is not used"
                          for letter in sorted(set(self.shapes) - set(by_letter))]
         return IQVerdict(not problems, problems)
+
+    def check_lines(self, text: bytes, dims: int) -> tuple[int, str] | None:
+        """Judge many fillings written one per line (as `parse_solution_line` reads them, each
+        ending in a newline): the first invalid one as (line index, its first problem), None
+        when every line is valid.
+
+        Hundreds of thousands of lines are judged at array speed: the cells of each letter
+        become a bit pattern per line, and each distinct (letter, pattern) is judged once, as
+        `check` does. A line that is anything but plainly valid there (another layout, a
+        character off the board, a given cell changed, a bad or missing piece) goes through
+        `check` itself, which names its problem."""
+        import numpy as np
+
+        lines = text.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if not lines:
+            return None
+        suspect = np.ones(len(lines), bool)
+        first = lines[0]
+        if all(len(line) == len(first) for line in lines):
+            grid = np.frombuffer(b"".join(lines), np.uint8).reshape(len(lines), len(first))
+            suspect = self._suspects(grid, first.decode("latin-1"), dims)
+        for index in np.flatnonzero(suspect).tolist():
+            line = lines[index].decode("utf-8", "replace")
+            try:
+                verdict = self.check(parse_solution_line(line, dims))
+            except ValueError as exc:
+                return index, str(exc)
+            if not verdict.valid:
+                return index, verdict.problems[0]
+        return None
+
+    def _suspects(self, grid, layout: str, dims: int):  # noqa: ANN001, ANN202 - numpy arrays
+        """Lines of `grid` (one per row, all as long as `layout`, the first line) that are not
+        shown valid here; True everywhere when the layout itself is not understood."""
+        import numpy as np
+
+        where: dict[Coord, int] = {}  # cell -> column of its letter, read as parse_solution_line
+        h = j = i = 0
+        separators = np.zeros(grid.shape[1], bool)
+        for at, ch in enumerate(layout):
+            if ch in "/|":
+                separators[at] = True
+                h, j, i = (h + 1, 0, 0) if ch == "|" else (h, j + 1, 0)
+                continue
+            where[(i, j) if dims == 2 else (i, j, h)] = at
+            i += 1
+        letters = sorted(self.shapes)
+        if any(cell not in where for cell in [*self.board, *self.given]) or \
+                any(len(letter) != 1 for letter in letters) or (dims == 2 and "|" in layout):
+            return np.ones(grid.shape[0], bool)
+        # The same separators in the same places: the same cell behind every other column.
+        expected = np.frombuffer(layout.encode("latin-1"), np.uint8) * separators
+        is_separator = np.isin(grid, (ord("/"), ord("|")))
+        same_layout = (np.where(is_separator, grid, 0) == expected).all(axis=1)
+        columns = np.array([where[cell] for cell in self.board], np.int64)
+        off_board = [at for cell, at in where.items() if cell not in self.board_set]
+        cells = grid[:, columns]
+        codes = np.array([ord(letter) for letter in letters], np.uint8)
+        ok = same_layout & np.isin(cells, codes).all(axis=1)
+        if off_board:
+            ok &= (dims == 2) & (grid[:, off_board] == ord(" ")).all(axis=1)
+        for cell, letter in self.given.items():
+            ok &= grid[:, where[cell]] == (ord(letter) if len(letter) == 1 else -1)
+        width = -(-len(self.board) // 64) * 8  # bytes of a pattern, whole 64-bit words
+        for letter in letters:
+            bits = np.packbits(cells == ord(letter), axis=1)
+            bits = np.ascontiguousarray(np.pad(bits, ((0, 0), (0, width - bits.shape[1]))))
+            keys = bits.view(np.uint64) if width == 8 else bits.view(np.dtype((np.void, width)))
+            distinct, back = np.unique(keys.ravel(), return_inverse=True)
+            good = np.array([self._pattern_ok(letter, key.tobytes()) for key in distinct], bool)
+            ok &= good[back.ravel()]
+        return ~ok
+
+    def _pattern_ok(self, letter: str, key: bytes) -> bool:
+        """Whether the cells of `letter` given as a bit pattern over the board (in board
+        order, as `_suspects` packs them) are a valid copy of the piece."""
+        if (letter, key) not in self._patterns:
+            import numpy as np
+
+            bits = np.unpackbits(np.frombuffer(key, np.uint8))[: len(self.board)]
+            placed = [self.board[b] for b in np.flatnonzero(bits).tolist()]
+            if not placed:
+                self._patterns[letter, key] = not self.all_used
+            else:
+                judged = (letter, tuple(sorted(placed)))
+                if judged not in self._judged:
+                    self._judged[judged] = self._judge(letter, placed)
+                self._patterns[letter, key] = self._judged[judged] is None
+        return self._patterns[letter, key]
 
     def _judge(self, letter: str, placed: list[Coord]) -> str | None:
         """What is wrong with these cells as a copy of piece `letter` (None: nothing)."""

@@ -205,11 +205,13 @@ def count(
     """Count every way to fill BOARD, and the count up to the board's symmetries (mirror for the
     triangle, 4 for the rectangle, 8 for a pyramid; only those keeping the givens in place).
 
-    How the work is split: the exact-cover search tree is cut a few levels down into many
-    disjoint sub-trees (at least 128 per job); each worker process takes the next sub-tree as
-    soon as it is free, so every core stays busy to the end. Exit codes: 0 counted, 2 bad
-    input, 3 time limit (the partial count is printed as such), 130/143 interrupted (no worker
-    survives; no --output file is written).
+    The board's symmetries (those keeping the givens) spare most of the search: it runs below
+    one placement of each orbit only, and what it finds is carried over to the others (the same
+    fillings, each once). How the work is split: the exact-cover search tree is cut a few
+    levels down into many disjoint sub-trees (at least 128 per job); each worker process takes
+    the next sub-tree as soon as it is free, so every core stays busy to the end. Exit codes:
+    0 counted, 2 bad input, 3 time limit (the partial count is printed as such), 130/143
+    interrupted (no worker survives; no --output file is written).
     """
     from ilp_pyramid.puzzles.iq.count import count_solutions
 

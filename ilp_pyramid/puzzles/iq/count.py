@@ -17,7 +17,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ilp_pyramid.puzzles.iq.model import Instance
-from ilp_pyramid.verify.iq import FillingChecker, parse_solution_line
+from ilp_pyramid.verify.iq import FillingChecker
 
 
 @dataclass
@@ -111,10 +111,10 @@ def _part_summary(instance: Instance, table: np.ndarray,
             return representatives, symmetric, b""
         text = lines(solutions)
         # Every line is read back as a reader would and checked from first principles.
-        for line in text.decode().splitlines():
-            verdict = checker.check(parse_solution_line(line, instance.board.dims))
-            if not verdict.valid:
-                raise _Unverified(f"{line}: {verdict.problems[0]}")
+        problem = checker.check_lines(text, instance.board.dims)
+        if problem is not None:
+            line = text.splitlines()[problem[0]].decode()
+            raise _Unverified(f"{line}: {problem[1]}")
         return representatives, symmetric, text
 
     return summarise
@@ -139,8 +139,8 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
             output.write(fmt.lines(found))
         n = found.shape[0]
         return CountReport(n, n, len(group), True, 0, time.perf_counter() - start)
-    summarise = _part_summary(instance, placement_permutations(instance, group),
-                              fmt.lines if fmt is not None else None)
+    table = placement_permutations(instance, group)
+    summarise = _part_summary(instance, table, fmt.lines if fmt is not None else None)
     tally = [0, 0]
 
     def on_part(summary: object) -> None:
@@ -152,7 +152,9 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
 
     result = count_exact_cover(rows, primary, secondary, jobs=jobs, depth=depth,
                                progress=progress, time_limit=time_limit,
-                               summarise=summarise, on_part=on_part)
+                               summarise=summarise, on_part=on_part,
+                               # The board's symmetries spare all but ~1/|group| of the search.
+                               symmetries=table if len(group) > 1 else None)
     distinct, symmetric = tally
     exact = result.count == distinct * len(group)
     return CountReport(result.count, distinct, len(group), exact, symmetric,
