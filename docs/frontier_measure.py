@@ -3,9 +3,10 @@
     python docs/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR]
     python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
 
-METHOD: fixed (the hunt's walk: single-line moves at T=0.3, kicked restarts near the best),
-tempering (the same walk as replicas on a temperature ladder), dual (cubes placed, lines in
-conflict: lns/dual.py), alternate (dual and line walk taking turns, each seeding the other).
+METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
+near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
+and the alternation were measured with this script as of commit 85b9651 (methods dual and
+alternate there), then deleted with lns/dual.py (docs/frontier.md).
 n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
 verified solution, or null past the budget. Every figure is CPU time, so runs side by side
 on a shared machine stay comparable; the load average is recorded before and after.
@@ -18,16 +19,7 @@ import os
 import sys
 import time
 
-import numpy as np
-
-from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of, labels_to_solution
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
-from ilp_pyramid.puzzles.bel.lns.dual import DualSearch
-from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
-from ilp_pyramid.verify.bel import verify_solution
-
-DUAL = {"temperature": 0.2, "p_turn": 0.2}  # measured on N=4/5 (docs/frontier.md)
-CHUNK = 200_000
 
 
 def cpu() -> float:
@@ -44,46 +36,6 @@ def run_line_walk(n, schedule, seed, budget, start):
             "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1)}
 
 
-def run_dual(n, seed, budget, start):
-    began = cpu()
-    rng = np.random.default_rng(seed)
-    dual = (DualSearch.from_labels(n, start, rng, seed, w_lines=0.0) if start is not None
-            else DualSearch.random(n, rng, seed, w_lines=0.0))
-    best_cubes = conflicts_of(n, dual.labels())
-    while cpu() - began < budget and dual.lines_in_conflict > 0:
-        dual.run(CHUNK, **DUAL)
-        best_cubes = min(best_cubes, conflicts_of(n, dual.labels()))
-    solved = dual.lines_in_conflict == 0 and verify_solution(
-        labels_to_solution(n, dual.labels())).valid
-    return {"best": best_cubes, "best_lines": dual.best_lines, "moves": dual.moves,
-            "solved": solved, "cpu": round(cpu() - began, 1)}
-
-
-def run_alternate(n, seed, budget, start, rounds_moves=(2_000_000, 5_000_000)):
-    """Line walk for a round, its best state seeds the dual walk for a round, the dual's
-    majority labels seed the line walk again, and so on."""
-    began = cpu()
-    rng = np.random.default_rng(seed)
-    labels = start if start is not None else random_labels(n, rng)
-    best = conflicts_of(n, labels)
-    moves = 0
-    single = Settings().single_share(n)
-    r = 0
-    while cpu() - began < budget and best > 0:
-        walk = LocalSearch(n, labels, seed + r)
-        walk.run(rounds_moves[0], 0.3, p_single=single)
-        moves += walk.moves
-        best = min(best, walk.best)
-        dual = DualSearch.from_labels(n, walk.best_labels, rng, seed + r, w_lines=0.0)
-        dual.run(rounds_moves[1], **DUAL)
-        moves += dual.moves
-        labels = dual.labels()
-        best = min(best, conflicts_of(n, labels))
-        r += 1
-    return {"best": best, "moves": moves, "solved": best == 0, "cpu": round(cpu() - began, 1),
-            "rounds": r}
-
-
 def main() -> None:
     size, method, seed, budget = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
     n = 6 if size == "n6" else 5
@@ -98,10 +50,6 @@ def main() -> None:
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
         row = run_line_walk(n, method, seed, budget, start)
-    elif method == "dual":
-        row = run_dual(n, seed, budget, start)
-    elif method == "alternate":
-        row = run_alternate(n, seed, budget, start)
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,
