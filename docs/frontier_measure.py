@@ -20,11 +20,7 @@ import sys
 import time
 
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
-
-
-def cpu() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
 def run_line_walk(n, schedule, seed, budget, start):
