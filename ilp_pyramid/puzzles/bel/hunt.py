@@ -153,7 +153,7 @@ def resumable(n: int, labels: np.ndarray) -> bool:
 
 def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
               repair: str, token: str, neighbourhood: str = "family",
-              schedule: str = "tempering") -> dict:
+              schedule: str = "fixed") -> dict:
     """Runs on a Dask worker: one search; best states and CPU time reported to the scheduler,
     the hunt's best state (a Dask Variable the client keeps) read back so that a stalled
     descent restarts from it."""
@@ -367,7 +367,7 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
              say=lambda text: None, neighbourhood: str = "family",
-             schedule: str = "tempering") -> HuntResult:
+             schedule: str = "fixed") -> HuntResult:
     """Hunt for `time_limit` seconds (None: until solved or interrupted).
 
     One hunt per state directory: it holds DIR/hunt.lock throughout (lock.Busy, naming the
@@ -391,7 +391,7 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
 
 def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
                 scheduler: str | None, repair: str, seed: int | None, say,
-                neighbourhood: str, schedule: str = "tempering") -> HuntResult:
+                neighbourhood: str, schedule: str = "fixed") -> HuntResult:
     from ilp_pyramid.extras import need
 
     need("distributed")
@@ -596,10 +596,10 @@ def hunt(
              "SAT re-labels the lines through the repeated cubes plus crossing lines) | "
              "region2 (the same, one family kept fixed) (docs/hybrid.md)."),
     schedule: str = typer.Option(
-        "tempering", "--schedule",
-        help="How each search walks: tempering (replicas on a temperature ladder exchanging "
-             "states; lower counts in the same CPU time, measured) | fixed (one walk at one "
-             "temperature) (docs/frontier.md)."),
+        "fixed", "--schedule",
+        help="How each search walks: fixed (one walk at one temperature, restarts near the "
+             "best) | tempering (replicas on a temperature ladder exchanging states) "
+             "(docs/frontier.md)."),
     plot: Path = typer.Option(None, "--plot",
                               help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
                                    "against CPU hours) into this PNG file."),
