@@ -150,3 +150,9 @@ def test_states_that_break_the_counting_condition_resume_only_where_single_moves
         assert not meets_counting(n, short)
         # N=4 searches only swap labels (totals fixed); N=6 moves single lines
         assert resumable(n, short) == (n >= 6)
+
+
+def test_hunt_rejects_an_unknown_schedule(cli, tmp_path):
+    result = cli("hunt", 5, "--state-dir", tmp_path, "--schedule", "cyclic")
+    assert result.code == 2
+    assert "unknown schedule 'cyclic'" in result.err and result.err.count("\n") <= 1

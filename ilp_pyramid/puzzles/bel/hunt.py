@@ -152,7 +152,8 @@ def resumable(n: int, labels: np.ndarray) -> bool:
 # -- one worker's search ----------------------------------------------------------------------
 
 def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
-              repair: str, token: str, neighbourhood: str = "family") -> dict:
+              repair: str, token: str, neighbourhood: str = "family",
+              schedule: str = "fixed") -> dict:
     """Runs on a Dask worker: one search; best states and CPU time reported to the scheduler,
     the hunt's best state (a Dask Variable the client keeps) read back so that a stalled
     descent restarts from it."""
@@ -210,7 +211,8 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
     begin = np.asarray(start, dtype=np.int32) if start is not None else None
     outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, start=begin,
                         settings=Settings(restart_from_best=True,
-                                          neighbourhood=neighbourhood), on_best=on_best,
+                                          neighbourhood=neighbourhood, schedule=schedule),
+                        on_best=on_best,
                         should_stop=should_stop, shared_best=shared_best)
     flush(beat=True)
     return {
@@ -364,7 +366,8 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
 
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
-             say=lambda text: None, neighbourhood: str = "family") -> HuntResult:
+             say=lambda text: None, neighbourhood: str = "family",
+             schedule: str = "fixed") -> HuntResult:
     """Hunt for `time_limit` seconds (None: until solved or interrupted).
 
     One hunt per state directory: it holds DIR/hunt.lock throughout (lock.Busy, naming the
@@ -383,12 +386,12 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
 
     with hold(state_dir / LOCK_FILE, f"--state-dir {state_dir}", on_stale=stale):
         return _run_locked(n, state_dir, time_limit, jobs, scheduler, repair, seed, say,
-                           neighbourhood)
+                           neighbourhood, schedule)
 
 
 def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
                 scheduler: str | None, repair: str, seed: int | None, say,
-                neighbourhood: str) -> HuntResult:
+                neighbourhood: str, schedule: str = "fixed") -> HuntResult:
     from ilp_pyramid.extras import need
 
     need("distributed")
@@ -449,7 +452,8 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
             hunt.log(None)
             budget = None if deadline is None else max(0.0, deadline - time.monotonic())
             futures = [client.submit(hunt_task, n, base_seed + i, start,
-                                     budget, repair, token, neighbourhood, pure=False,
+                                     budget, repair, token, neighbourhood, schedule,
+                                     pure=False,
                                      key=f"bel-hunt-{token}-{i}")
                        for i in range(jobs)]
             say(f"hunting N={n} with {jobs} searches on {where}")
@@ -591,6 +595,11 @@ def hunt(
         help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "
              "SAT re-labels the lines through the repeated cubes plus crossing lines) | "
              "region2 (the same, one family kept fixed) (docs/hybrid.md)."),
+    schedule: str = typer.Option(
+        "fixed", "--schedule",
+        help="How each search walks: fixed (one walk at one temperature, restarts near the "
+             "best) | tempering (replicas on a temperature ladder exchanging states) "
+             "(docs/frontier.md)."),
     plot: Path = typer.Option(None, "--plot",
                               help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
                                    "against CPU hours) into this PNG file."),
@@ -607,7 +616,7 @@ def hunt(
     solution, 130 interrupted (the best state is kept).
     """
     from ilp_pyramid.puzzles.bel.geometry import MAX_N
-    from ilp_pyramid.puzzles.bel.lns.driver import NEIGHBOURHOODS
+    from ilp_pyramid.puzzles.bel.lns.driver import NEIGHBOURHOODS, SCHEDULES
     from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
     if not 2 <= n <= MAX_N:
@@ -616,6 +625,8 @@ def hunt(
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
     if neighbourhood not in NEIGHBOURHOODS:
         fail(f"unknown neighbourhood {neighbourhood!r} (choose from {', '.join(NEIGHBOURHOODS)})")
+    if schedule not in SCHEDULES:
+        fail(f"unknown schedule {schedule!r} (choose from {', '.join(SCHEDULES)})")
     if state_dir.exists() and not state_dir.is_dir():
         fail(f"--state-dir {state_dir} is a file, not a directory")
     if plot is not None:
@@ -627,7 +638,7 @@ def hunt(
             err_console.print(text, markup=False)
 
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed, say=say,
-                      neighbourhood=neighbourhood)
+                      neighbourhood=neighbourhood, schedule=schedule)
     best = result.best
     if json_out:
         print_json({

@@ -23,12 +23,14 @@ from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
 from ilp_pyramid.puzzles.bel.lns.region import RegionNeighbourhood
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labels
+from ilp_pyramid.puzzles.bel.lns.tempering import Tempering
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
 
 # A run that `should_stop` ended (the hunt's stop flag) is `interrupted`: stopped from outside.
 SOLVED, TIMEOUT, INTERRUPTED = Status.SOLVED, Status.TIMEOUT, Status.INTERRUPTED
 NEIGHBOURHOODS = ("family", "region", "region2")
+SCHEDULES = ("fixed", "tempering")
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ class Settings:
     # past it the search runs whole chunks without stopping at low states. With single-line
     # moves an N=5 descent sat at 1-3 repeated cubes and spent 240 s on 30,000 repairs
     repair_share: float | None = None
+    # "fixed": one walk at `temperature`; "tempering": replicas on `ladder` exchanging
+    # temperatures (lns/tempering.py), `segment` moves each between two exchange sweeps
+    schedule: str = "fixed"
+    ladder: tuple[float, ...] = (0.25, 0.3, 0.37, 0.45)
+    segment: int = 25_000
 
     def region_level(self, n: int) -> int:
         if self.region_at is not None:
@@ -161,6 +168,9 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
     if settings.neighbourhood not in NEIGHBOURHOODS:
         raise ValueError(f"unknown neighbourhood {settings.neighbourhood!r} "
                          f"(choose from {', '.join(NEIGHBOURHOODS)})")
+    if settings.schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {settings.schedule!r} "
+                         f"(choose from {', '.join(SCHEDULES)})")
     region = (RegionNeighbourhood(n, two_free=settings.neighbourhood == "region2")
               if settings.neighbourhood != "family" else None)
     try:
@@ -184,7 +194,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     single = settings.single_share(n)
     repair_cap = settings.repair_cap(n)
     first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
-    search = LocalSearch(n, first, seed)
+    search = (Tempering(n, first, seed, settings.ladder, settings.segment)
+              if settings.schedule == "tempering" else LocalSearch(n, first, seed))
     best = search.best
     best_labels = search.best_labels.copy()
     tried: set[tuple[str, bytes]] = set()

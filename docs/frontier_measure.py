@@ -1,0 +1,58 @@
+"""The comparisons behind docs/frontier.md: one JSON line per run on stdout.
+
+    python docs/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR]
+    python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
+
+METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
+near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
+and the alternation were measured with this script as of commit 85b9651 (methods dual and
+alternate there), then deleted with lns/dual.py (docs/frontier.md).
+n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
+verified solution, or null past the budget. Every figure is CPU time, so runs side by side
+on a shared machine stay comparable; the load average is recorded before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
+from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
+
+
+def run_line_walk(n, schedule, seed, budget, start):
+    began = cpu()
+    outcome = solve_lns(n, seed=seed, start=start,
+                        settings=Settings(restart_from_best=n >= 6, schedule=schedule),
+                        should_stop=lambda: cpu() - began > budget)
+    return {"best": outcome.best_conflicts, "moves": outcome.moves,
+            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1)}
+
+
+def main() -> None:
+    size, method, seed, budget = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    n = 6 if size == "n6" else 5
+    start = None
+    if len(sys.argv) > 5:
+        from pathlib import Path
+
+        from ilp_pyramid.puzzles.bel.hunt import load_best
+
+        start = load_best(Path(sys.argv[5]), n).labels
+    load_before = os.getloadavg()[0]
+    wall = time.perf_counter()
+    if method in ("fixed", "tempering"):
+        row = run_line_walk(n, method, seed, budget, start)
+    else:
+        raise SystemExit(f"unknown method {method}")
+    row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,
+               wall=round(time.perf_counter() - wall, 1), load_before=round(load_before, 2),
+               load_after=round(os.getloadavg()[0], 2), date=time.strftime("%Y-%m-%d %H:%M"))
+    print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
