@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -50,3 +51,35 @@ def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
     child.send_signal(signum)
     code = child.wait(wait)
     return code, time.perf_counter() - sent
+
+
+def session_members(sid: int) -> set[int]:
+    """The live (not zombie) processes of session `sid`: whatever a command started in its
+    own session, found even once re-parented to init."""
+    members = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if int(fields[3]) == sid and fields[0] != b"Z":
+            members.add(int(entry.name))
+    return members
+
+
+def gone(sessions: set[int], within: float = 1.0) -> set[int]:
+    """The processes of `sessions` still alive after `within` seconds (a process killed at
+    the end may still be tearing down its memory); killed, so no test leaves them."""
+    end = time.monotonic() + within
+    left = set()
+    while time.monotonic() < end:
+        left = set().union(*(session_members(sid) for sid in sessions))
+        if not left:
+            return set()
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left

@@ -133,6 +133,14 @@ class RunManager:
                 return
             await waiter.wait()
 
+    async def finished(self, run: Run) -> dict:
+        """The run's `done` event, once it is there (for a route that answers when the run
+        has: a quick check rather than a search to watch)."""
+        async for event in self.events(run):
+            if event["type"] == "done":
+                return event
+        raise AssertionError("a run's events end with its done event")  # pragma: no cover
+
     async def stop(self, run: Run) -> None:
         """SIGINT to the run's group (the CLI stops its solver and exits 130), SIGKILL to
         what is left after the grace."""
