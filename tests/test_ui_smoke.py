@@ -50,3 +50,7 @@ def test_a_run_streams_progress_and_stops(ui_client):
 def test_the_index_opens_in_chromium(ui_server, browser_page):
     browser_page.goto(ui_server.url + "/")
     assert browser_page.locator("ul.pages li").count() == 4
+
+
+def test_no_icon_is_no_error(ui_client):
+    assert ui_client.get("/favicon.ico").status_code == 204

@@ -33,6 +33,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     routes = [Route("/", _index_page(pages)),
               *(Route(f"/{page.slug}", _html_page(page.html)) for page in pages),
               *(route for page in pages for route in page.routes),
+              Route("/favicon.ico", _no_icon),
               Route("/api/runs/{run_id}", run_state),
               Route("/api/runs/{run_id}/events", run_events),
               Route("/api/runs/{run_id}/stop", run_stop, methods=["POST"]),
@@ -72,6 +73,11 @@ def _index_page(pages: list[page_registry.Page]):
         text = (STATIC / "index.html").read_text(encoding="utf-8").replace("<!--PAGES-->", items)
         return _html(text, request)
     return index
+
+
+async def _no_icon(_request: Request) -> Response:
+    # Browsers ask for it on every page; "no content" instead of a 404 in their console.
+    return Response(status_code=204)
 
 
 def _run(request: Request):
