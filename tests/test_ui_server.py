@@ -184,3 +184,23 @@ def test_stdout_stays_empty():
         code = stop_ui(served)
     assert code == 130
     assert served.process.stdout.read() == ""
+
+
+def test_on_every_address_an_ip_is_its_address_and_a_name_is_not():
+    from starlette.testclient import TestClient
+
+    from ilp_pyramid.ui.app import create_app
+
+    with TestClient(create_app("0.0.0.0", 8765), base_url="http://192.168.1.5:8765") as client:
+        assert client.get("/").status_code == 200  # the machine called by one of its IPs
+        for host in ("127.0.0.1:8765", "localhost:8765", "[fe80::1]:8765"):
+            assert client.get("/", headers={"Host": host}).status_code == 200, host
+        # A rebinding page's name, another port: refused.
+        for host in ("evil.example:8765", "192.168.1.5:8766", "192.168.1.5"):
+            assert client.get("/", headers={"Host": host}).status_code == 403, host
+        # Its own page posts from the address it was opened by; another's page is refused.
+        same = {"Origin": "http://192.168.1.5:8765"}
+        assert client.post("/api/bel/solve", json={"n": 0}, headers=same).status_code == 400
+        for origin in ("http://10.0.0.7:8765", "http://evil.example"):
+            assert client.post("/api/bel/solve", json={"n": 0},
+                               headers={"Origin": origin}).status_code == 403, origin

@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui import pages as page_registry
-from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts
+from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts, is_unspecified
 from ilp_pyramid.ui.runs import Busy, RunManager
 from ilp_pyramid.ui.web import SESSION_COOKIE, error, new_session, session_of
 
@@ -46,7 +46,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
         await runs.stop_all()
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port))],
+                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port),
+                                           any_address_port=port if is_unspecified(host)
+                                           else None)],
                     exception_handlers={InputError: _bad_input, Busy: _busy,
                                         HTTPException: _http_error, Exception: _internal})
     app.state.runs = runs

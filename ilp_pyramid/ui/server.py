@@ -15,6 +15,7 @@ import threading
 import webbrowser
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.ui.guard import is_loopback, is_unspecified
 
 SHUTDOWN_SECONDS = 1
 
@@ -50,7 +51,12 @@ def serve(host: str, port: int, open_browser: bool) -> None:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False,
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     server = uvicorn.Server(config)
-    url = url_of(host, port)
+    # On every address, the browser here opens it by loopback.
+    url = url_of("127.0.0.1" if is_unspecified(host) else host, port)
+    if not is_loopback(host):
+        print(f"warning: listening on {host}: whoever reaches this machine's port {port} may "
+              "use the workbench and start runs on it (it asks for no password)",
+              file=sys.stderr, flush=True)
     print(f"ilp-pyramid ui: serving {url} (Ctrl-C stops)", file=sys.stderr, flush=True)
     if open_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
