@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -39,15 +40,16 @@ def listening_addresses(port: int) -> set[str]:
     return found
 
 
-def start_long_run(client) -> str:
-    """A Bel N=6 solve under way (its first progress event seen); its id."""
+def start_long_run(client) -> tuple[str, Iterator[dict]]:
+    """A Bel N=6 solve under way: its id, and its events, open as a page's are, the first
+    progress event read."""
     answer = client.post("/api/bel/solve", json=LONG_RUN)
     assert answer.status_code == 200, answer.text
     run_id = answer.json()["run"]
-    for event in run_events(client, run_id):
-        assert event["type"] == "progress", event  # a done event here: it did not run
-        break
-    return run_id
+    events = run_events(client, run_id)
+    first = next(events)
+    assert first["type"] == "progress", first  # a done event here: it did not run
+    return run_id, events
 
 
 def test_it_listens_on_loopback_by_default():
@@ -97,10 +99,11 @@ def test_a_signal_stops_the_server_and_its_run_within_2_s(signum):
     served = start_ui()
     try:
         client = session_client(served)
-        start_long_run(client)
+        _, events = start_long_run(client)  # its event stream open, as a page's would be
         runs = live_children(served.process.pid)
         assert len(runs) == 1  # the run's CLI process, in a session of its own
         code, seconds = signal_and_time(served.process, signum)
+        events.close()
         client.close()
         left = gone({served.process.pid, *runs})
         assert code == EXIT[signum] and seconds < 2.0, (code, seconds)
@@ -116,12 +119,13 @@ def test_a_signal_stops_the_server_and_its_run_within_2_s(signum):
 def test_stop_ends_the_run_and_leaves_no_process(ui_server):
     client = session_client(ui_server)
     try:
-        run_id = start_long_run(client)
+        run_id, events = start_long_run(client)
         runs = live_children(ui_server.process.pid)
         assert len(runs) == 1
         stopped = client.post(f"/api/runs/{run_id}/stop", json={})
         assert stopped.status_code == 200
-        done = [e for e in run_events(client, run_id) if e["type"] == "done"]
+        # The page's open stream ends with the done event.
+        done = [e for e in events if e["type"] == "done"]
         assert done[0]["exit"] == 130 and done[0]["stopped"]
         assert gone(runs) == set()
         assert live_children(ui_server.process.pid) == set()
@@ -132,7 +136,8 @@ def test_stop_ends_the_run_and_leaves_no_process(ui_server):
 def test_one_run_per_session(ui_server):
     client, other = session_client(ui_server), session_client(ui_server)
     try:
-        run_id = start_long_run(client)
+        run_id, events = start_long_run(client)
+        events.close()
         again = client.post("/api/bel/solve", json={"n": 2})
         assert again.status_code == 409 and "already" in again.json()["error"]
         assert client.post("/api/bel/open", json={"text": "x"}).status_code == 409

@@ -41,7 +41,9 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     runs = runs or RunManager()
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.loop = asyncio.get_running_loop()
+        app.state.closing = asyncio.Event()
         yield
         await runs.stop_all()
 
@@ -54,6 +56,22 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     app.state.runs = runs
     app.state.pages = pages
     return app
+
+
+def begin_shutdown(app: Starlette) -> None:
+    """The server was told to stop (Ctrl-C, SIGTERM): end the pages' event streams and stop
+    every run now. The server waits for open requests before it runs the lifespan's end,
+    and a stream stays open as long as its run: without this, Ctrl-C would wait out the
+    graceful-shutdown timeout and cancel the streams with a traceback. Safe to call from a
+    signal handler."""
+    loop = getattr(app.state, "loop", None)
+    if loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(_close, app)
+
+
+def _close(app: Starlette) -> None:
+    app.state.closing.set()
+    asyncio.ensure_future(app.state.runs.stop_all())
 
 
 def _html(text: str, request: Request) -> HTMLResponse:
@@ -98,16 +116,22 @@ async def run_events(request: Request) -> Response:
     JSON answer, its one-line error)."""
     run = _run(request)
     manager: RunManager = request.app.state.runs
+    closing: asyncio.Event = getattr(request.app.state, "closing", None) or asyncio.Event()
 
     async def stream() -> AsyncIterator[str]:
         events = manager.events(run).__aiter__()
         pending: asyncio.Future | None = None
+        server_closing = asyncio.ensure_future(closing.wait())
         try:
             while True:
                 if pending is None:
                     pending = asyncio.ensure_future(events.__anext__())
-                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
-                if not done:
+                done, _ = await asyncio.wait({pending, server_closing},
+                                             timeout=KEEPALIVE_SECONDS,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if pending not in done:
+                    if server_closing in done:
+                        return  # the page sees the connection end: the server is going
                     yield ": keepalive\n\n"
                     continue
                 try:
@@ -117,6 +141,7 @@ async def run_events(request: Request) -> Response:
                 pending = None
                 yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
         finally:
+            server_closing.cancel()
             if pending is not None:
                 pending.cancel()
 
