@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process that is not a zombie."""
+def _living() -> dict[int, list[str]]:
+    """pid -> the fields of /proc/PID/stat after the command name (state, parent, group,
+    session, ...) of every process that is not a zombie."""
     out = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -21,8 +22,13 @@ def _parents() -> dict[int, int]:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if fields[0] != "Z":
-            out[int(entry.name)] = int(fields[1])
+            out[int(entry.name)] = fields
     return out
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process that is not a zombie."""
+    return {pid: int(fields[1]) for pid, fields in _living().items()}
 
 
 def descendants(pid: int) -> set[int]:
@@ -56,18 +62,7 @@ def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
 def session_members(sid: int) -> set[int]:
     """The live (not zombie) processes of session `sid`: whatever a command started in its
     own session, found even once re-parented to init."""
-    members = set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if int(fields[3]) == sid and fields[0] != b"Z":
-            members.add(int(entry.name))
-    return members
+    return {pid for pid, fields in _living().items() if int(fields[3]) == sid}
 
 
 def gone(sessions: set[int], within: float = 1.0) -> set[int]:
