@@ -210,6 +210,7 @@ def test_stop_on_a_search_of_6_stops_it_and_leaves_no_process(ui_server, browser
     page.wait_for_function("document.getElementById('progress').textContent"
                            ".startsWith('stopped after')", timeout=10_000)
     assert page.text_content("#verdict") == "stopped: no solution"
+    assert page.text_content("#error") == ""  # asked for, not an error
     assert gone(runs, within=2.0) == set()
     assert live_children(ui_server.process.pid) == set()
     assert not page.is_disabled("#solve")
