@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
 
 
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every process that is not a zombie."""
+def _living() -> dict[int, list[str]]:
+    """pid -> the fields of /proc/PID/stat after the command name (state, parent, group,
+    session, ...) of every process that is not a zombie."""
     out = {}
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -20,8 +22,13 @@ def _parents() -> dict[int, int]:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if fields[0] != "Z":
-            out[int(entry.name)] = int(fields[1])
+            out[int(entry.name)] = fields
     return out
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process that is not a zombie."""
+    return {pid: int(fields[1]) for pid, fields in _living().items()}
 
 
 def descendants(pid: int) -> set[int]:
@@ -50,3 +57,24 @@ def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
     child.send_signal(signum)
     code = child.wait(wait)
     return code, time.perf_counter() - sent
+
+
+def session_members(sid: int) -> set[int]:
+    """The live (not zombie) processes of session `sid`: whatever a command started in its
+    own session, found even once re-parented to init."""
+    return {pid for pid, fields in _living().items() if int(fields[3]) == sid}
+
+
+def gone(sessions: set[int], within: float = 1.0) -> set[int]:
+    """The processes of `sessions` still alive after `within` seconds (a process killed at
+    the end may still be tearing down its memory); killed, so no test leaves them."""
+    end = time.monotonic() + within
+    left = set()
+    while time.monotonic() < end:
+        left = set().union(*(session_members(sid) for sid in sessions))
+        if not left:
+            return set()
+        time.sleep(0.05)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left

@@ -80,7 +80,18 @@ RULES = {
         # it reaches a puzzle through the registry (`puzzles.get`) and the protocol only
         lambda m: within(m, "ilp_pyramid.bench"),
         lambda m, i: puzzle_of(i) not in (None, "get", "names", "REGISTRY")),
+    "the workbench's frame imports no puzzle, a page only its own": (
+        # ilp_pyramid/ui/pages/<puzzle>.py may read its puzzle's modules; the frame (app,
+        # runs, web, ...) and the other pages reach a puzzle through the registry only
+        lambda m: within(m, "ilp_pyramid.ui"),
+        lambda m, i: puzzle_of(i) not in (None, "get", "names", "REGISTRY", page_of(m))),
 }
+
+
+def page_of(name: str) -> str | None:
+    """The puzzle a workbench page module is for (ilp_pyramid.ui.pages.<puzzle>)."""
+    parts = name.split(".")
+    return parts[3] if len(parts) == 4 and parts[1:3] == ["ui", "pages"] else None
 
 
 @pytest.mark.parametrize("rule", list(RULES))
@@ -100,6 +111,10 @@ def test_layer_rule_holds(rule):
      "ilp_pyramid.backends.sat", "ilp_pyramid.puzzles.bel.cnf"),
     ("bench imports no puzzle", "ilp_pyramid.bench.grid", "ilp_pyramid.puzzles.bel.geometry"),
     ("bench imports no puzzle", "ilp_pyramid.bench.cli", "ilp_pyramid.puzzles.sudoku_cube"),
+    ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.runs",
+     "ilp_pyramid.puzzles.iq.boards"),
+    ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.pages.iq",
+     "ilp_pyramid.puzzles.views.geometry"),
 ])
 def test_each_rule_catches_the_import_it_forbids(rule, module, imported):
     applies, forbidden = RULES[rule]
@@ -110,6 +125,14 @@ def test_the_bench_may_ask_the_registry():
     applies, forbidden = RULES["bench imports no puzzle"]
     allowed = {"ilp_pyramid.puzzles", "ilp_pyramid.puzzles.get", "ilp_pyramid.protocol"}
     assert broken({"ilp_pyramid.bench.grid": allowed}, applies, forbidden) == []
+
+
+def test_a_workbench_page_may_read_its_own_puzzle_and_ask_the_registry():
+    applies, forbidden = RULES["the workbench's frame imports no puzzle, a page only its own"]
+    allowed = {"ilp_pyramid.ui.pages.sudoku_cube": {"ilp_pyramid.puzzles.sudoku_cube.state"},
+               "ilp_pyramid.ui.pages.bel": {"ilp_pyramid.puzzles", "ilp_pyramid.puzzles.get"},
+               "ilp_pyramid.ui.app": {"ilp_pyramid.protocol", "ilp_pyramid.ui.pages"}}
+    assert broken(allowed, applies, forbidden) == []
 
 
 def test_every_module_is_read():

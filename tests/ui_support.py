@@ -69,6 +69,26 @@ def stop_ui(served: Served) -> int:
     return served.process.returncode
 
 
+def session_client(served: Served):
+    """An httpx client of the real server with a session (the cookie the index page sets);
+    close it after use."""
+    import httpx
+
+    client = httpx.Client(base_url=served.url, timeout=30.0)
+    assert client.get("/").status_code == 200
+    return client
+
+
+def run_events(client, run_id: str) -> Iterator[dict]:
+    """The run's server-sent events as they come (progress ..., then done)."""
+    import json
+
+    with client.stream("GET", f"/api/runs/{run_id}/events", timeout=60.0) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                yield json.loads(line[6:])
+
+
 @pytest.fixture
 def ui_server() -> Iterator[Served]:
     served = start_ui()

@@ -18,7 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui import pages as page_registry
-from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts
+from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts, is_unspecified
 from ilp_pyramid.ui.runs import Busy, RunManager
 from ilp_pyramid.ui.web import SESSION_COOKIE, error, new_session, session_of
 
@@ -33,6 +33,7 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     routes = [Route("/", _index_page(pages)),
               *(Route(f"/{page.slug}", _html_page(page.html)) for page in pages),
               *(route for page in pages for route in page.routes),
+              Route("/favicon.ico", _no_icon),
               Route("/api/runs/{run_id}", run_state),
               Route("/api/runs/{run_id}/events", run_events),
               Route("/api/runs/{run_id}/stop", run_stop, methods=["POST"]),
@@ -40,17 +41,37 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     runs = runs or RunManager()
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.loop = asyncio.get_running_loop()
+        app.state.closing = asyncio.Event()
         yield
         await runs.stop_all()
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port))],
+                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port),
+                                           any_address_port=port if is_unspecified(host)
+                                           else None)],
                     exception_handlers={InputError: _bad_input, Busy: _busy,
                                         HTTPException: _http_error, Exception: _internal})
     app.state.runs = runs
     app.state.pages = pages
     return app
+
+
+def begin_shutdown(app: Starlette) -> None:
+    """The server was told to stop (Ctrl-C, SIGTERM): end the pages' event streams and stop
+    every run now. The server waits for open requests before it runs the lifespan's end,
+    and a stream stays open as long as its run: without this, Ctrl-C would wait out the
+    graceful-shutdown timeout and cancel the streams with a traceback. Safe to call from a
+    signal handler."""
+    loop = getattr(app.state, "loop", None)
+    if loop is not None and not loop.is_closed():
+        loop.call_soon_threadsafe(_close, app)
+
+
+def _close(app: Starlette) -> None:
+    app.state.closing.set()
+    asyncio.ensure_future(app.state.runs.stop_all())
 
 
 def _html(text: str, request: Request) -> HTMLResponse:
@@ -74,6 +95,11 @@ def _index_page(pages: list[page_registry.Page]):
     return index
 
 
+async def _no_icon(_request: Request) -> Response:
+    # Browsers ask for it on every page; "no content" instead of a 404 in their console.
+    return Response(status_code=204)
+
+
 def _run(request: Request):
     run = request.app.state.runs.runs.get(request.path_params["run_id"])
     if run is None or run.session != session_of(request):
@@ -90,16 +116,22 @@ async def run_events(request: Request) -> Response:
     JSON answer, its one-line error)."""
     run = _run(request)
     manager: RunManager = request.app.state.runs
+    closing: asyncio.Event = getattr(request.app.state, "closing", None) or asyncio.Event()
 
     async def stream() -> AsyncIterator[str]:
         events = manager.events(run).__aiter__()
         pending: asyncio.Future | None = None
+        server_closing = asyncio.ensure_future(closing.wait())
         try:
             while True:
                 if pending is None:
                     pending = asyncio.ensure_future(events.__anext__())
-                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_SECONDS)
-                if not done:
+                done, _ = await asyncio.wait({pending, server_closing},
+                                             timeout=KEEPALIVE_SECONDS,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if pending not in done:
+                    if server_closing in done:
+                        return  # the page sees the connection end: the server is going
                     yield ": keepalive\n\n"
                     continue
                 try:
@@ -109,6 +141,7 @@ async def run_events(request: Request) -> Response:
                 pending = None
                 yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
         finally:
+            server_closing.cancel()
             if pending is not None:
                 pending.cancel()
 

@@ -74,6 +74,7 @@ class RunManager:
     def __init__(self, limit: int | None = None) -> None:
         self.limit = limit or machine.cores()
         self.runs: dict[str, Run] = {}
+        self._stopping: dict[str, asyncio.Future] = {}
 
     def active(self) -> list[Run]:
         return [run for run in self.runs.values() if not run.done]
@@ -142,11 +143,26 @@ class RunManager:
                 return
             await waiter.wait()
 
+    async def finished(self, run: Run) -> dict:
+        """The run's `done` event, once it is there (for a route that answers when the run
+        has: a quick check rather than a search to watch)."""
+        async for event in self.events(run):
+            if event["type"] == "done":
+                return event
+        raise AssertionError("a run's events end with its done event")  # pragma: no cover
+
     async def stop(self, run: Run) -> None:
         """SIGINT to the run's group (the CLI stops its solver and exits 130), SIGKILL to
-        what is left after the grace."""
+        what is left after the grace. Stopping a run already being stopped waits for that
+        stop (a second SIGINT would cut the CLI's own clean-up short)."""
         if run.done or run.child is None:
             return
+        if run.id not in self._stopping:
+            self._stopping[run.id] = asyncio.ensure_future(self._stop(run))
+        await asyncio.shield(self._stopping[run.id])
+
+    async def _stop(self, run: Run) -> None:
+        assert run.child is not None
         run.stopped = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(run.child.pid, signal.SIGINT)
@@ -162,6 +178,7 @@ class RunManager:
         finished = [run for run in self.runs.values() if run.done]
         for run in finished[:-KEEP_FINISHED]:
             del self.runs[run.id]
+            self._stopping.pop(run.id, None)
 
 
 def _read_capped(path: Path) -> bytes | None:

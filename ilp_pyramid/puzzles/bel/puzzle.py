@@ -34,6 +34,13 @@ class BelPuzzle:
     # "mip": the counts formulation (model.py); "cnf": the counts encoding (cnf.py).
     forms = ("mip", "cnf")
 
+    @property
+    def max_n(self) -> int:
+        """The largest N `instance` (and `ilp-pyramid solve`) takes."""
+        from ilp_pyramid.puzzles.bel.geometry import MAX_N
+
+        return MAX_N
+
     def instance(self, n: int = DEFAULT_N) -> int:
         """The pyramid of `n` levels (1 .. geometry.MAX_N); InputError otherwise."""
         from ilp_pyramid.puzzles.bel.geometry import MAX_N

@@ -68,7 +68,10 @@ export class RunPanel {
       this.finish();
       this.progress.textContent = event.stopped ? `stopped after ${event.seconds} s`
         : `finished in ${event.seconds} s`;
-      if (event.exit !== 0 && event.error) showError(this.error, new Error(event.error));
+      // A run stopped from the page says "interrupted" on stderr: no error, the user asked.
+      if (event.exit !== 0 && event.error && !event.stopped) {
+        showError(this.error, new Error(event.error));
+      }
       onDone(event);
     });
     this.source.onerror = () => {

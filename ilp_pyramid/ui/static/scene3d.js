@@ -5,9 +5,10 @@
 //
 //   const scene = new Scene(canvas);
 //   scene.set([{kind: "cube", at: [x, y, z], color: "#8bc34a", text: "3",
-//               faces: {"+z": {color: "#fff", text: "2"}}},
+//               faces: {"+z": {color: "#fff", text: "2", ink: "#000"}}},
 //              {kind: "ball", at: [x, y, z], radius: 0.5, color: "#e91e63", text: "A"}]);
-// Coordinates: z is up. Face keys: "+x", "-x", "+y", "-y", "+z", "-z".
+// Coordinates: z is up. Face keys: "+x", "-x", "+y", "-y", "+z", "-z". `ink`: the text's
+// colour (dark by default; white reads better on a dark face).
 
 const FACES = {
   "+x": [[1, 0, 0], [[1, -1, -1], [1, 1, -1], [1, 1, 1], [1, -1, 1]]],
@@ -98,7 +99,8 @@ export class Scene {
       if (text !== undefined && text !== null && -n[1] > 0.35) {
         const cx = points.reduce((a, p) => a + p[0], 0) / 4;
         const cy = points.reduce((a, p) => a + p[1], 0) / 4;
-        label(g, String(text), cx, cy, this.scale * 0.45 * Math.sqrt(-n[1]));
+        label(g, String(text), cx, cy, this.scale * 0.45 * Math.sqrt(-n[1]),
+          face.ink || item.ink);
       }
     }
   }
@@ -112,14 +114,16 @@ export class Scene {
     g.beginPath(); g.arc(px, py, r, 0, 2 * Math.PI);
     g.fillStyle = gradient; g.fill();
     g.strokeStyle = "#333"; g.lineWidth = 0.8; g.stroke();
-    if (item.text !== undefined && item.text !== null) label(g, String(item.text), px, py, r * 0.9);
+    if (item.text !== undefined && item.text !== null) {
+      label(g, String(item.text), px, py, r * 0.9, item.ink);
+    }
   }
 }
 
-function label(g, text, x, y, size) {
+function label(g, text, x, y, size, ink) {
   g.font = `bold ${Math.max(8, size).toFixed(0)}px sans-serif`;
   g.textAlign = "center"; g.textBaseline = "middle";
-  g.fillStyle = "#111"; g.fillText(text, x, y);
+  g.fillStyle = ink || "#111"; g.fillText(text, x, y);
 }
 
 export function shade(color, factor) {
