@@ -4,14 +4,13 @@ by pages; a ball pyramid drawn in 3-D and turned by dragging)."""
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
 
 from ilp_pyramid.verify.iq import FillingChecker, parse_solution_line, verify_filling
 from tests.proctools import descendants
-from tests.ui_support import screenshot
+from tests.ui_support import done_event, screenshot
 
 # A puzzle-book challenge on the triangle (docs/iq.md): five pieces given whole.
 BOOK = {"B": [[0, 0], [0, 1], [1, 1], [0, 2], [1, 2]],
@@ -34,16 +33,6 @@ def refusal(response) -> str:
     assert message and "\n" not in message and "Traceback" not in message
     return message
 
-
-def follow(ui_client, run_id: str) -> dict:
-    """The run's `done` event."""
-    with ui_client.stream("GET", f"/api/runs/{run_id}/events") as events:
-        for line in events.iter_lines():
-            if line.startswith("data: "):
-                event = json.loads(line[6:])
-                if event["type"] == "done":
-                    return event
-    raise AssertionError("the run ended without a done event")
 
 
 def grid_cells(grid, dims: int) -> dict[tuple, str]:
@@ -115,7 +104,7 @@ def test_a_book_challenge_solves_to_a_verified_answer(ui_client):
     started = ui_client.post("/api/iq/solve", json={"board": "triangle", "given": BOOK,
                                                     "solver": "dlx"})
     assert started.status_code == 200, started.text
-    done = follow(ui_client, started.json()["run"])
+    done = done_event(ui_client, started.json()["run"])
     assert done["exit"] == 0 and done["result"]["solved"] and done["result"]["engine"] == "dlx"
     filling = grid_cells(done["result"]["grid"], 2)
     fixed = {tuple(c): letter for letter, cells in BOOK.items() for c in cells}
@@ -132,7 +121,7 @@ def test_a_custom_board_solves_through_its_file(ui_client):
     board = ui_client.post("/api/iq/board", json={"cells": cells}).json()
     started = ui_client.post("/api/iq/solve", json={"board": {"cells": board["cells"]},
                                                     "given": {}, "solver": "dlx"})
-    done = follow(ui_client, started.json()["run"])
+    done = done_event(ui_client, started.json()["run"])
     assert done["exit"] == 0 and done["result"]["solved"]
     filling = grid_cells(done["result"]["grid"], 2)
     verdict = verify_filling([tuple(c) for c in board["cells"]], shapes(ui_client), filling, {})
@@ -154,7 +143,7 @@ def test_a_count_lists_every_completion_by_pages(ui_client):
     started = ui_client.post("/api/iq/count", json={"board": "pyramid4", "given": PINS})
     assert started.status_code == 200, started.text
     run = started.json()["run"]
-    done = follow(ui_client, run)
+    done = done_event(ui_client, run)
     assert done["exit"] == 0 and done["result"]["solutions"] == 12
     assert done["result"]["distinct_up_to_symmetry"] == 6
     first = ui_client.get(f"/api/iq/listing/{run}?page=0&size=10").json()
@@ -179,7 +168,7 @@ def test_a_count_cut_by_its_time_limit_keeps_no_listing(ui_client):
     started = ui_client.post("/api/iq/count", json={"board": "rectangle", "given": {},
                                                     "time_limit": 1})
     run = started.json()["run"]
-    done = follow(ui_client, run)
+    done = done_event(ui_client, run)
     assert done["exit"] == 3 and done["result"]["complete"] is False
     assert done["result"]["solutions"] is None and done["result"]["partial_solutions"] >= 0
     assert ui_client.get(f"/api/iq/listing/{run}").status_code == 404

@@ -7,7 +7,6 @@ not by the code the page runs.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
@@ -15,7 +14,7 @@ import pytest
 
 from ilp_pyramid.puzzles.sudoku_cube.generate import generate
 from ilp_pyramid.verify.sudoku_cube import check_faces, check_moves, simulate
-from tests.ui_support import screenshot
+from tests.ui_support import done_event, screenshot
 
 FACES = "URFDLB"
 ARROWS = {"^": "\u2191", ">": "\u2192", "v": "\u2193", "<": "\u2190"}  # as the page shows them
@@ -28,15 +27,6 @@ def _copy(faces: dict[str, list[str]]) -> dict[str, list[str]]:
 def _other_digit(token: str) -> str:
     return ("2" if token[0] == "1" else "1") + token[1]
 
-
-def _done_event(client, run_id: str) -> dict:
-    with client.stream("GET", f"/api/runs/{run_id}/events") as events:
-        for line in events.iter_lines():
-            if line.startswith("data: "):
-                event = json.loads(line[6:])
-                if event["type"] == "done":
-                    return event
-    raise AssertionError("the run's events ended without a done event")
 
 
 def test_layout_gives_the_net_the_facelets_and_the_pieces(ui_client):
@@ -129,7 +119,7 @@ def test_a_scrambled_cube_solves_to_a_verified_answer_with_moves(ui_client):
                              json={"faces": given, "solver": "highs", "time_limit": 120})
     assert started.status_code == 200, started.text
     assert started.json()["args"][:4] == ["sudoku-cube", "solve", "--moves", "--json"]
-    event = _done_event(ui_client, started.json()["run"])
+    event = done_event(ui_client, started.json()["run"])
     assert event["exit"] == 0, event
     result = event["result"]
     assert result["solved"] and result["move_count"] > 0
@@ -156,7 +146,7 @@ def test_a_cube_put_back_wrongly_says_why_it_cannot_be_turned(ui_client):
     check = ui_client.post("/api/sudoku-cube/check", json={"faces": given}).json()
     assert check["problems"] == []  # the digits are right: only the model can tell
     started = ui_client.post("/api/sudoku-cube/solve", json={"faces": given})
-    event = _done_event(ui_client, started.json()["run"])
+    event = done_event(ui_client, started.json()["run"])
     assert event["exit"] == 1
     assert not event["result"]["solved"] and event["result"]["detail"] == "not_turnable"
     assert "corner twists" in event["result"]["reason"]

@@ -5,7 +5,6 @@ puzzle, solved and impossible views through `views solve` runs) and the page in 
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from ilp_pyramid.puzzles.views.geometry import (
     view_rows,
 )
 from ilp_pyramid.verify.views import verify_answer
-from tests.ui_support import screenshot
+from tests.ui_support import done_event, screenshot
 
 ROWS_347177 = {"top": ["xx..", "xxxx", "xxxx", "xx.x"], "front": ["xxxx"] * 4,
                "side": ["x.x.", "xxxx", "xxxx", "x.xx"]}  # the spec's puzzle that needs 18
@@ -30,22 +29,12 @@ ROWS_IMPOSSIBLE = {"top": ["x...", "....", "....", "x..."],
                    "side": ["x...", "....", "....", "...."]}
 
 
-def follow(client, run_id: str) -> dict:
-    """The run's `done` event (its server-sent events read to the end)."""
-    with client.stream("GET", f"/api/runs/{run_id}/events") as events:
-        for line in events.iter_lines():
-            if line.startswith("data: "):
-                event = json.loads(line[6:])
-                if event["type"] == "done":
-                    return event
-    raise AssertionError("the run ended without a done event")
-
 
 def solve(client, body: dict) -> dict:
     started = client.post("/api/views/solve", json=body)
     assert started.status_code == 200, started.text
     assert started.json()["args"][:2] == ["views", "solve"]
-    return follow(client, started.json()["run"])
+    return done_event(client, started.json()["run"])
 
 
 def fewest_by_search(rows: dict) -> int:
@@ -147,7 +136,7 @@ def test_a_battery_number_is_solved_through_number(ui_client):
                                                        "time_limit": "30"})
     args = started.json()["args"]
     assert args[2:4] == ["--number", "000157"] and args[-2:] == ["--time-limit", "30"]
-    done = follow(ui_client, started.json()["run"])
+    done = done_event(ui_client, started.json()["run"])
     assert done["exit"] == 0 and done["result"]["seed"] == "000157"
     assert done["result"]["cubes"] == 12
 

@@ -89,6 +89,14 @@ def run_events(client, run_id: str) -> Iterator[dict]:
                 yield json.loads(line[6:])
 
 
+def done_event(client, run_id: str) -> dict:
+    """The run's `done` event (its events read to the end)."""
+    for event in run_events(client, run_id):
+        if event["type"] == "done":
+            return event
+    raise AssertionError("the run's events ended without a done event")
+
+
 @pytest.fixture
 def ui_server() -> Iterator[Served]:
     served = start_ui()
