@@ -154,6 +154,7 @@ def test_a_killed_bench_takes_its_running_solve_with_it(tmp_path):
     assert not any(_alive(pid) for pid in running)
 
 
+@pytest.mark.slow  # whole processes up to a hard limit, seconds each
 def test_hung_run_is_killed_at_the_hard_limit_and_is_a_timeout(cli, tmp_path):
     results = tmp_path / "runs.jsonl"
     start = time.monotonic()
@@ -228,6 +229,7 @@ def test_strategy_sets_are_a_grid_axis(cli, tmp_path):
     assert bad.code == 2 and "unknown strategy" in bad.err
 
 
+@pytest.mark.slow  # whole processes up to a hard limit, seconds each
 def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp_path):
     """Any registered puzzle: its cases x solvers x repeats, records keep the case's params,
     the table groups by them, --resume runs nothing twice."""

@@ -73,6 +73,7 @@ def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # a Dask cluster's start-up
 def test_bench_runs_on_the_cluster_and_resumes(cluster, tmp_path):
     address, _ = cluster
     results = tmp_path / "r.jsonl"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = ["README.md", "docs/api.md"]
+# docs/api.md's examples solve with several solvers (about 13 s): a long check.
+DOCUMENTS = ["README.md", pytest.param("docs/api.md", marks=pytest.mark.slow)]
 # The modules whose docstrings carry `>>>` examples of the public API.
 DOCTESTED = ["ilp_pyramid", "ilp_pyramid.protocol"]
 FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

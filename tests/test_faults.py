@@ -202,6 +202,7 @@ def start_hunt(tmp_path: Path, state: Path, n: int = 6, limit: float = 60) -> su
     return child
 
 
+@pytest.mark.slow  # a Dask cluster's start-up, seconds each
 def test_ctrl_c_on_a_terminal_stops_the_hunt_with_one_line(tmp_path):
     """A terminal's Ctrl-C reaches the whole process group, Dask's workers too: one line
     (their tracebacks go to DIR/dask.log), exit 130, the time hunted saved."""
@@ -226,6 +227,7 @@ def test_ctrl_c_on_a_terminal_stops_the_hunt_with_one_line(tmp_path):
 
 # -- 3. one writer per state ------------------------------------------------------------------
 
+@pytest.mark.slow  # a Dask cluster's start-up, seconds each
 def test_a_second_hunt_on_the_same_state_is_refused_naming_the_first(tmp_path):
     state = tmp_path / "h"
     first = start_hunt(tmp_path, state)
@@ -244,6 +246,7 @@ def test_a_second_hunt_on_the_same_state_is_refused_naming_the_first(tmp_path):
     assert not (state / "hunt.lock").exists()
 
 
+@pytest.mark.slow  # a Dask cluster's start-up, seconds each
 def test_a_lock_left_by_a_dead_hunt_is_taken_over(tmp_path):
     state = tmp_path / "h"
     state.mkdir()

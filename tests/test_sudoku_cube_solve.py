@@ -38,6 +38,7 @@ def check_seeds(seeds, solver="highs", parity="inversions"):
         assert_solved_for_real(instance, outcome)
 
 
+@pytest.mark.slow  # ten MIP solves; the default suite solves generated cubes elsewhere
 def test_ten_generated_cubes_solve_with_highs():
     check_seeds(range(1000, 1010))
 
