@@ -412,3 +412,18 @@ def test_run_bench_gives_the_records_as_rows_and_resumes_a_results_file(tmp_path
     assert bench() == rows and len(read_results(results)) == 4  # nothing run twice
     with pytest.raises(InputError, match="unknown formulation"):
         ilp_pyramid.run_bench("bel", sizes=[2], grid={"formulation": ["nope"]})
+
+
+def test_a_runs_wall_time_is_not_rounded_up_to_the_poll_step(monkeypatch):
+    """The bench wakes when the child exits, not at its next poll: with a 5 s poll step a
+    child that exits at once still measures well under a second (it measured in steps of
+    the old 0.05 s step, too coarse for start-up times)."""
+    from ilp_pyramid.bench import runner
+
+    monkeypatch.setattr(runner, "POLL_SECONDS", 5.0)
+    began = time.perf_counter()
+    measured = runner.run_process([sys.executable, "-c", "import time; time.sleep(0.3)"],
+                                  kill_after=60)
+    assert measured.exit_code == 0
+    assert 0.3 <= measured.wall_seconds < 2.5
+    assert time.perf_counter() - began < 2.5

@@ -1,4 +1,4 @@
-"""The driver's restarts: from random labels, from its own best state, from a shared one."""
+"""The driver's restarts (from random labels, its own best state, a shared one) and kicks."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from test_lns_repair import known
 
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays, conflicts_of
-from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT, Settings, solve_lns
+from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT, Settings, _kicked, solve_lns
+from ilp_pyramid.puzzles.bel.lns.repair import repair
 
 
 def test_a_stalled_descent_restarts_near_a_better_shared_state(fixtures):
@@ -53,3 +55,43 @@ def test_below_n6_the_search_only_swaps_labels():
     totals = np.bincount(outcome.best_labels, weights=a.line_len, minlength=a.num_labels)
     assert np.all(totals == 5 * 11)
     assert outcome.moves > 0
+
+
+def test_an_impossible_z_cover_is_followed_by_its_kicked_neighbours_and_restarts():
+    # Z covers tried from 10 repeated cubes (reached within a second) are impossible almost
+    # always: each is followed by at most `z_kicks` neighbours' covers and, with
+    # `restart_covers=1`, by a restart from new labels.
+    outcome = solve_lns(5, time_limit=2, seed=1,
+                        settings=Settings(repair_at=10, z_kicks=2, restart_covers=1))
+    walked = outcome.repairs[("Z", Status.INFEASIBLE)]
+    kicked = sum(count for (kind, _), count in outcome.repairs.items() if kind == "Zkick")
+    assert walked >= 2
+    assert 1 <= kicked <= 2 * walked
+    assert outcome.restarts >= 1
+    plain = solve_lns(5, time_limit=2, seed=1,
+                      settings=Settings(repair_at=10, z_kicks=0, restart_covers=10**9))
+    assert plain.repairs[("Z", Status.INFEASIBLE)] >= 2
+    assert not any(kind == "Zkick" for kind, _ in plain.repairs) and plain.restarts == 0
+
+
+def test_a_kicked_neighbour_completes_a_state_one_exchange_from_a_solution(fixtures):
+    # Exchange two X/Y lines of one length in a known solution: the Z cover of that state may
+    # be impossible, but one of its neighbours (the exchange undone) is the solution, which
+    # enough kicks reach; whatever they return has every cube exactly once.
+    a = arrays(4)
+    solution = known(fixtures, 4)
+    xy = np.flatnonzero(a.family != 2)
+    i = int(xy[0])
+    j = int(next(k for k in xy if a.line_len[k] == a.line_len[i] and solution[k] != solution[i]))
+    state = solution.copy()
+    state[i], state[j] = state[j], state[i]
+    assert conflicts_of(4, state) > 0
+    asked: list[np.ndarray] = []
+
+    def repair_z(labels):
+        asked.append(labels)
+        return repair(4, labels, "Z", "sat", 10)
+
+    result = _kicked(4, state, 3000, np.random.default_rng(0), set(), a, repair_z)
+    assert result.status == SOLVED and conflicts_of(4, result.labels) == 0
+    assert len({lab.tobytes() for lab in asked}) == len(asked)  # no neighbour asked twice

@@ -7,7 +7,6 @@ import pytest
 
 from ilp_pyramid.backends import lowering, sat
 from ilp_pyramid.backends.base import Result, Status
-from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import (
     FAMILY_CODE,
     arrays,
@@ -106,17 +105,23 @@ def test_models_have_the_expected_size(fixtures):
     assert all(clause for clause in clauses)
 
 
-@pytest.mark.parametrize("small", [True, False])
-def test_a_solver_error_is_an_error_not_an_infeasible_cover(fixtures, monkeypatch, small):
-    """A SAT solver that fails (in this process for small covers, in a child for large ones)
-    makes the repair `error` with the solver's message: the cover was not proved infeasible."""
-    def broken(*args, **kwargs):
-        return Result("kissat", Status.ERROR, 0.0, message="the solver gave no answer")
+def test_a_solver_error_is_an_error_not_an_infeasible_cover(fixtures, monkeypatch):
+    """A SAT solver that fails makes the repair `error` with the solver's message: the cover
+    was not proved infeasible."""
+    def broken(self, *args, **kwargs):
+        return Result("minisat22", Status.ERROR, 0.0, message="the solver gave no answer")
 
-    monkeypatch.setattr(sat, "solve_in_process", broken)
-    monkeypatch.setattr(sat, "solve", broken)
-    monkeypatch.setattr(repairs, "INLINE_OPTIONS", 10**9 if small else 0)
+    monkeypatch.setattr(sat.SatSession, "solve", broken)
     near = scrambled(4, known(fixtures, 4), "Z", count=8, seed=4)
     result = repair(4, near, "Z", "sat", time_limit=60)
     assert result.status == Status.ERROR and result.labels is None
     assert "no answer" in result.message
+
+
+def test_a_sat_repair_keeps_its_time_limit(fixtures):
+    """The SAT repair runs in this process, sliced: with no time left it answers `timeout`
+    (never `infeasible`, which would be a proof)."""
+    near = scrambled(4, known(fixtures, 4), "Z", count=8, seed=4)
+    result = repair(4, near, "Z", "sat", time_limit=0.0)
+    assert result.status == Status.TIMEOUT and result.labels is None
+    assert repair(4, near, "Z", "sat", time_limit=60).status == Status.SOLVED

@@ -20,10 +20,10 @@ from pathlib import Path
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
 # docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
 # whole model while it is small (N <= 3: 0.5 s, tied with Kissat; HiGHS 0.6-4.1 s), the
-# hybrid search from
-# N = 4 on. N = 4: Dancing Links repairs (1.2 s; SAT repairs 1.4 s and HiGHS repairs 1.5 s are
-# past the 10% that counts as a tie). N = 5: Kissat repairs (15 s; Dancing Links and HiGHS
-# repairs did not solve every repeat within the 60 s limit).
+# hybrid search from N = 4 on. N = 4: Dancing Links repairs (1.2 s; SAT repairs 1.4 s and
+# HiGHS repairs 1.5 s are past the 10% that counts as a tie). N = 5: SAT repairs (15 s, by
+# Kissat when measured, MiniSat since; Dancing Links and HiGHS repairs did not solve every
+# repeat within the 60 s limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
                            4: "lns+dlx", 5: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
@@ -110,7 +110,7 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
     from ilp_pyramid.puzzles.bel.lns.command import run_lns_command
 
     if not json_out:
-        how = {"mip": "HiGHS", "scip": "SCIP", "sat": "Kissat",
+        how = {"mip": "HiGHS", "scip": "SCIP", "sat": "MiniSat",
                "dlx": "Dancing Links"}.get(engine.solver, "")
         console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
                       f"(exact-cover repairs by {how}; table: solve --help)")

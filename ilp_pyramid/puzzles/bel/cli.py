@@ -208,7 +208,7 @@ def solve(
                                     "local search + exact repair, docs/hybrid.md)."),
     repair: str = typer.Option("sat", "--repair",
                                help="--method lns: how a freed line family is re-labelled: "
-                                    "sat (kissat) | mip (HiGHS) | dlx (Dancing Links) | "
+                                    "sat (MiniSat) | mip (HiGHS) | dlx (Dancing Links) | "
                                     "scip (SCIP, extra ilp-pyramid[scip])."),
     jobs: int = like(Jobs, show_default=f"one per core from N={RACE_FROM}, else 1",
                      help="--method lns: independent searches racing (different seeds), the "

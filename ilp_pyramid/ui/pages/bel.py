@@ -36,7 +36,7 @@ from ilp_pyramid.ui.web import (
 )
 
 # `solve --repair`'s choices (bel/lns/repair.py REPAIRS; a test keeps them equal).
-REPAIRS = {"sat": "Kissat", "dlx": "Dancing Links", "mip": "HiGHS", "scip": "SCIP"}
+REPAIRS = {"sat": "MiniSat", "dlx": "Dancing Links", "mip": "HiGHS", "scip": "SCIP"}
 DEFAULT_N = 4
 # A day: longer is a run left behind, not a search anyone waits for. Empty: until Stop.
 MAX_TIME_LIMIT = 86_400.0

@@ -52,6 +52,8 @@ class Settings:
     # costs more than the next descent)
     repair_time_limit: float = 5.0
     xy_repairs: bool = True  # also the (small) X and Y repairs below the repair level
+    # restart a descent after this many impossible Z covers of its states (None: by N)
+    restart_covers: int | None = None
     restart_from_best: bool = False  # restart from the best state, kicked, not from scratch
     kick_swaps: int | None = None  # label exchanges of that kick (None: by N)
     # "family": whole-family repairs only; "region": also SAT re-labels the lines through the
@@ -70,6 +72,11 @@ class Settings:
     # "fixed": one walk at `temperature`; "tempering": replicas on `ladder` exchanging
     # temperatures (lns/tempering.py), `segment` moves each between two exchange sweeps
     schedule: str = "fixed"
+    # after an impossible Z repair, this many neighbours of the state (one X/Y line through a
+    # repeated cube exchanged with an X/Y line of its length) get a Z repair each (None: by
+    # N). The Z cover depends on the X and Y labels alone: a neighbour costs one cover
+    # (~25 ms at N=5) where the walk's next new state costs 0.5-1 s of moves
+    z_kicks: int | None = None
     ladder: tuple[float, ...] = (0.25, 0.3, 0.37, 0.45)
     segment: int = 25_000
 
@@ -104,6 +111,20 @@ class Settings:
             # every 60 M or 250 M (N=6, 120 s runs, docs/hybrid.md)
             return 20_000_000
         return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M
+
+    def kicks(self, n: int) -> int:
+        if self.z_kicks is not None:
+            return self.z_kicks
+        # N=5, seeds 1-10, 60 CPU s each (docs/hybrid.md): 4 kicks solved 10 (median 11.9
+        # CPU s), none 8 (13.7), 10 kicks 9 (12.2); not measured at other N
+        return 4 if n == 5 else 0
+
+    def covers_before_restart(self, n: int) -> float:
+        if self.restart_covers is not None:
+            return self.restart_covers
+        # N=5, seeds 1-10, 60 CPU s each (docs/hybrid.md): after 15, median 10.7 and max 33.2
+        # CPU s against 11.9 and 59.5 never; after 4, 8 or 30 no better than never
+        return 15 if n == 5 else float("inf")
 
     def kick(self, n: int) -> int:
         return self.kick_swaps if self.kick_swaps is not None else 2 * n
@@ -191,8 +212,10 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     level = settings.repair_level(n)
     region_level = settings.region_level(n) if region is not None else level
     restart_after = settings.restart_after(n)
+    restart_covers = settings.covers_before_restart(n)
     single = settings.single_share(n)
     repair_cap = settings.repair_cap(n)
+    kicks = settings.kicks(n)
     first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
     search = (Tempering(n, first, seed, settings.ladder, settings.segment)
               if settings.schedule == "tempering" else LocalSearch(n, first, seed))
@@ -205,8 +228,19 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     region_spent = [0.0]  # wall seconds in region repairs, the solver's set-up included
     family_spent = [0.0]  # wall seconds in whole-family repairs
     descent_best, descent_mark = search.best, 0
+    descent_covers = 0  # impossible Z covers since the descent began
     if on_best is not None:
         on_best(best, best_labels)
+
+    def measured(kind: str, attempt: Callable, limit: float):
+        """attempt(limit), its time and answer counted (the shares, the --json summary)."""
+        before = time.perf_counter()
+        result = attempt(limit)
+        (region_spent if kind == "region" else family_spent)[0] += time.perf_counter() - before
+        stats[(kind, result.status)] += 1
+        spent[0] += result.seconds
+        spent[1] = max(spent[1], result.seconds)
+        return result
 
     def finish(status: Status, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
         return LnsOutcome(n, repair, status, time.perf_counter() - began, best, best_labels,
@@ -251,15 +285,13 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                 tried.add((kind, state))
                 if deadline is not None:
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
-                before = time.perf_counter()
-                result = attempt(limit)
-                if kind == "region":
-                    region_spent[0] += time.perf_counter() - before
-                else:
-                    family_spent[0] += time.perf_counter() - before
-                stats[(kind, result.status)] += 1
-                spent[0] += result.seconds
-                spent[1] = max(spent[1], result.seconds)
+                result = measured(kind, attempt, limit)
+                if kind == "Z" and result.status == repairs.INFEASIBLE:
+                    descent_covers += 1
+                    if kicks:
+                        result = _kicked(n, labels, kicks, rng, tried, a, lambda lab, lim=limit:
+                                         measured("Zkick", lambda t: repairs.repair(
+                                             n, lab, "Z", repair, t, seed), lim))
                 if result.status == repairs.SOLVED:
                     best, best_labels = 0, result.labels
                     if on_best is not None:
@@ -267,8 +299,10 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                     return finish(SOLVED, _verified(n, result.labels), f"repair {kind}")
         if search.best < descent_best:
             descent_best, descent_mark = search.best, search.moves
-        elif search.moves - descent_mark > restart_after:
+        elif (search.moves - descent_mark > restart_after
+              or descent_covers >= restart_covers):
             restarts += 1
+            descent_covers = 0
             search.reset(_restart_labels(n, settings, rng, best, best_labels, shared_best))
             descent_best, descent_mark = search.best, search.moves
         if progress is not None:
@@ -288,6 +322,34 @@ def _restart_labels(n: int, settings: Settings, rng: np.random.Generator, best: 
     if settings.restart_from_best:
         return perturb(n, best_labels, settings.kick(n), rng)
     return random_labels(n, rng)
+
+
+def _kicked(n: int, labels: np.ndarray, kicks: int, rng: np.random.Generator,
+            tried: set, a, repair_z: Callable) -> repairs.RepairResult:
+    """`repair_z(neighbour)` for `kicks` neighbours of `labels` (one X/Y line through a
+    repeated cube exchanged with another X/Y line of its length and another label), skipping
+    X/Y labels already `tried`: the first answer that completes, or the last one."""
+    from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
+
+    xy = a.family != FAMILY_CODE["Z"]
+    near = [int(i) for i in conflict_lines(n, labels) if xy[i]]
+    result = repairs.RepairResult(repairs.INFEASIBLE, 0.0)
+    for _ in range(kicks if near else 0):
+        i = near[int(rng.integers(len(near)))]
+        partners = np.flatnonzero(xy & (a.line_len == a.line_len[i]) & (labels != labels[i]))
+        if len(partners) == 0:
+            continue
+        j = int(partners[int(rng.integers(len(partners)))])
+        lab = labels.copy()
+        lab[i], lab[j] = lab[j], lab[i]
+        key = ("Z", lab[xy].tobytes())
+        if key in tried:
+            continue
+        tried.add(key)
+        result = repair_z(lab)
+        if result.status == repairs.SOLVED:
+            break
+    return result
 
 
 def _within(spent: float, share: float, elapsed: float) -> bool:

@@ -16,7 +16,6 @@ cubes its cells would show; an option whose cells would show one cube twice is l
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,14 +27,14 @@ from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
 REPAIRS = ("sat", "mip", "dlx", "scip")
 # The solver of each repair: "mip" is HiGHS; "scip" the same model through SCIP (extra scip).
-REPAIR_SOLVERS = {"sat": "kissat", "mip": "highs", "dlx": "dlx", "scip": "scip"}
+# "sat" is MiniSat in this process (`_solve_sat`): it proves a typical impossible N=5 Z cover
+# in ~25 ms, where Kissat took ~60 ms in process and ~90 ms through a child (40 covers of one
+# walk, docs/hybrid.md), and an N=5 search tries hundreds of them.
+REPAIR_SOLVERS = {"sat": "minisat22", "mip": "highs", "dlx": "dlx", "scip": "scip"}
 SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends import ExactCoverForm
-# SAT repairs with at most this many options run in-process (kissat cannot be interrupted
-# there); larger ones run in a child process that keeps the time limit.
-INLINE_OPTIONS = 600
 
 
 @dataclass(frozen=True)
@@ -128,21 +127,24 @@ def _solve(form: ExactCoverForm, method: str, time_limit: float | None,
     from ilp_pyramid import backends
 
     solver = REPAIR_SOLVERS[method]
-    if method == "sat" and (len(form.rows) <= INLINE_OPTIONS
-                            or multiprocessing.current_process().daemon):
-        # Small covers (the X and Y families) take milliseconds: a child process would cost
-        # more than the solve. A daemonic process (a Dask worker, say) may not fork at all.
-        return _solve_sat_inline(form, solver)
+    if method == "sat":
+        return _solve_sat(form, solver, time_limit)
     # One thread: racing searches (--jobs) already take a core each.
     return backends.solve(form, solver, SolveOptions(time_limit=time_limit, threads=1,
                                                      seed=seed))
 
 
-def _solve_sat_inline(form: ExactCoverForm, solver: str) -> Result:
-    """The backends' lowering to CNF, solved in this process (no child, no time limit)."""
+def _solve_sat(form: ExactCoverForm, solver: str, time_limit: float | None) -> Result:
+    """The backends' lowering to CNF, solved in this process: a cover takes milliseconds,
+    which a child process would cost alone; the session's slices keep the time limit and
+    Ctrl-C, and a daemonic process (a Dask worker) need not fork."""
     from ilp_pyramid.backends import lowering, sat
 
-    result = sat.solve_in_process(lowering.to_cnf(form), solver)
+    session = sat.SatSession(lowering.to_cnf(form), solver, one_shot=True)
+    try:
+        result = session.solve((), time_limit)
+    finally:
+        session.close()
     if result.has_solution:
         result.rows = lowering.rows_from_model(form, result.model)
     return result
