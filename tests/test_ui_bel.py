@@ -18,7 +18,7 @@ from ilp_pyramid.puzzles.bel.solution import parse_json
 from ilp_pyramid.ui.pages import bel as page
 from ilp_pyramid.verify.bel import verify_solution
 from tests.proctools import gone, live_children
-from tests.ui_support import screenshot
+from tests.ui_support import drag_turns_the_scene, screenshot
 
 FIXTURES = Path(__file__).parent / "fixtures" / "bel"
 VALID = FIXTURES / "n3-example.txt"
@@ -182,13 +182,7 @@ def test_solve_4_shows_progress_then_the_pyramid_and_its_build_list(ui_server, b
     assert page.evaluate(PAINTED) > 20_000
     screenshot(page, "ui_bel.png")
     # Dragging turns it: the picture changes.
-    before = page.evaluate("document.getElementById('scene').toDataURL()")
-    box = page.locator("#scene").bounding_box()
-    page.mouse.move(box["x"] + 300, box["y"] + 250)
-    page.mouse.down()
-    page.mouse.move(box["x"] + 380, box["y"] + 270, steps=5)
-    page.mouse.up()
-    assert page.evaluate("document.getElementById('scene').toDataURL()") != before
+    assert drag_turns_the_scene(page, (300, 250), (380, 270))
     # Fewer levels shown: fewer cubes drawn (the bottom level of N=4 has 49).
     page.locator("#levels").fill("1")
     assert page.get_attribute("#scene", "data-cubes") == "49"

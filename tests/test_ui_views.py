@@ -17,7 +17,7 @@ from ilp_pyramid.puzzles.views.geometry import (
     view_rows,
 )
 from ilp_pyramid.verify.views import verify_answer
-from tests.ui_support import done_event, screenshot
+from tests.ui_support import done_event, drag_turns_the_scene, screenshot
 
 ROWS_347177 = {"top": ["xx..", "xxxx", "xxxx", "xx.x"], "front": ["xxxx"] * 4,
                "side": ["x.x.", "xxxx", "xxxx", "x.xx"]}  # the spec's puzzle that needs 18
@@ -197,13 +197,7 @@ def test_click_three_views_solve_and_see_the_cubes(ui_server, browser_page):
     assert canvas_ink(page) > 10_000
     assert "z=0 (top layer)" in page.text_content("#layers")
     screenshot(page, "ui_views.png")
-    before = page.evaluate("document.getElementById('scene').toDataURL()")
-    box = page.locator("#scene").bounding_box()
-    page.mouse.move(box["x"] + 200, box["y"] + 200)
-    page.mouse.down()
-    page.mouse.move(box["x"] + 300, box["y"] + 230, steps=5)
-    page.mouse.up()
-    assert page.evaluate("document.getElementById('scene').toDataURL()") != before  # turned
+    assert drag_turns_the_scene(page, (200, 200), (300, 230))
 
 
 @pytest.mark.browser

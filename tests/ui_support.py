@@ -141,6 +141,19 @@ def browser_page():
 SCREENSHOTS_VARIABLE = "ILP_PYRAMID_SCREENSHOTS"
 
 
+def drag_turns_the_scene(page, start: tuple[int, int], to: tuple[int, int]) -> bool:
+    """Drag on the 3-D view from `start` to `to` (pixels inside the canvas): did the picture
+    change?"""
+    picture = "document.getElementById('scene').toDataURL()"
+    before = page.evaluate(picture)
+    box = page.locator("#scene").bounding_box()
+    page.mouse.move(box["x"] + start[0], box["y"] + start[1])
+    page.mouse.down()
+    page.mouse.move(box["x"] + to[0], box["y"] + to[1], steps=5)
+    page.mouse.up()
+    return page.evaluate(picture) != before
+
+
 def screenshot(page, name: str) -> None:
     """Save the page as `name` in the folder ILP_PYRAMID_SCREENSHOTS names (docs/ when the
     README's pictures are renewed: `ILP_PYRAMID_SCREENSHOTS=docs pytest -m browser`); a
