@@ -4,10 +4,10 @@
     python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
-near the best), tempering (the same walk as replicas on a temperature ladder), late-L (the
-same walk with late acceptance over the last L moves instead of a temperature). The dual walk
+near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
 and the alternation were measured with this script as of commit 85b9651 (methods dual and
-alternate there), then deleted with lns/dual.py (docs/frontier.md).
+alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
+commit ebb417c (method late-L there), deleted with its schedule.
 n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
 verified solution, or null past the budget. Every figure is CPU time, so runs side by side
 on a shared machine stay comparable; the load average is recorded before and after.
@@ -24,11 +24,10 @@ from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start, late_length=0):
+def run_line_walk(n, schedule, seed, budget, start):
     began = cpu()
-    settings = Settings(restart_from_best=n >= 6, schedule=schedule,
-                        late_length=late_length or Settings.late_length)
-    outcome = solve_lns(n, seed=seed, start=start, settings=settings,
+    outcome = solve_lns(n, seed=seed, start=start,
+                        settings=Settings(restart_from_best=n >= 6, schedule=schedule),
                         should_stop=lambda: cpu() - began > budget)
     return {"best": outcome.best_conflicts, "moves": outcome.moves,
             "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1)}
@@ -48,8 +47,6 @@ def main() -> None:
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
         row = run_line_walk(n, method, seed, budget, start)
-    elif method.startswith("late-"):  # late-L: late acceptance with a history of L moves
-        row = run_line_walk(n, "late", seed, budget, start, int(method.split("-")[1]))
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,

@@ -30,7 +30,7 @@ from ilp_pyramid.verify.bel import verify_solution
 # A run that `should_stop` ended (the hunt's stop flag) is `interrupted`: stopped from outside.
 SOLVED, TIMEOUT, INTERRUPTED = Status.SOLVED, Status.TIMEOUT, Status.INTERRUPTED
 NEIGHBOURHOODS = ("family", "region", "region2")
-SCHEDULES = ("fixed", "tempering", "late")
+SCHEDULES = ("fixed", "tempering")
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,8 @@ class Settings:
     # moves an N=5 descent sat at 1-3 repeated cubes and spent 240 s on 30,000 repairs
     repair_share: float | None = None
     # "fixed": one walk at `temperature`; "tempering": replicas on `ladder` exchanging
-    # temperatures (lns/tempering.py), `segment` moves each between two exchange sweeps;
-    # "late": late acceptance, a move passes when it leaves no more repeated cubes than the
-    # walk had `late_length` moves before (no temperature)
+    # temperatures (lns/tempering.py), `segment` moves each between two exchange sweeps
     schedule: str = "fixed"
-    late_length: int = 50_000
     # after an impossible Z repair, this many neighbours of the state (one X/Y line through a
     # repeated cube exchanged with an X/Y line of its length) get a Z repair each (None: by
     # N). The Z cover depends on the X and Y labels alone: a neighbour costs one cover
@@ -220,11 +217,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     repair_cap = settings.repair_cap(n)
     kicks = settings.kicks(n)
     first = np.asarray(start, dtype=np.int32) if start is not None else random_labels(n, rng)
-    if settings.schedule == "tempering":
-        search = Tempering(n, first, seed, settings.ladder, settings.segment)
-    else:
-        search = LocalSearch(n, first, seed,
-                             late=settings.late_length if settings.schedule == "late" else 0)
+    search = (Tempering(n, first, seed, settings.ladder, settings.segment)
+              if settings.schedule == "tempering" else LocalSearch(n, first, seed))
     best = search.best
     best_labels = search.best_labels.copy()
     tried: set[tuple[str, bytes]] = set()

@@ -14,9 +14,7 @@ breaks, which the count of repeated cubes pays for, and the walk is far freer (a
 descent floors at 3-6 repeated cubes instead of 11-13). A "triple" move swaps one line with
 two lines whose lengths add up to its own, so that the lengths each label carries can change
 as well. Worse moves pass with the
-probability exp(-delta / temperature) (simulated annealing at a fixed temperature), or, with
-a history of length L (late acceptance, Burke and Bykov), when they leave no more repeated
-cubes than the walk had L moves earlier.
+probability exp(-delta / temperature) (simulated annealing at a fixed temperature).
 """
 
 from __future__ import annotations
@@ -194,12 +192,10 @@ def _target_label(rng, c, i, p, geom, state, labels):
 
 
 @_kernel()
-def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at, late):
+def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
     params = [temperature, p_target, p_triple, p_scan, p_single].
-    late = [moves so far, L, the counts of the last L moves]: with L > 0 late acceptance
-    replaces the temperature.
     Returns (best conflicts, moves made)."""
     cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
     lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng = state
@@ -208,7 +204,6 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at, late)
     p_triple = params[2]
     p_scan = params[3]
     p_single = params[4]
-    history = late[1]
     num_lines = lab.shape[0]
     made = 0
     for _ in range(moves):
@@ -277,16 +272,7 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at, late)
         if j2 >= 0:
             _set_label(j2, p, geom, state)
         delta = sc[SC_CONFLICTS] - cur
-        if history > 0:
-            slot = 2 + late[0] % history
-            late[0] += 1
-            accept = delta <= 0 or sc[SC_CONFLICTS] <= late[slot]
-            now = sc[SC_CONFLICTS] if accept else cur
-            if now < late[slot]:
-                late[slot] = now
-        else:
-            accept = delta <= 0 or _uniform(rng) < math.exp(-delta / temperature)
-        if accept:
+        if delta <= 0 or _uniform(rng) < math.exp(-delta / temperature):
             if sc[SC_CONFLICTS] < best:
                 best = sc[SC_CONFLICTS]
                 for t in range(num_lines):
@@ -348,9 +334,7 @@ def perturb(n: int, labels: np.ndarray, swaps: int, rng: np.random.Generator) ->
 class LocalSearch:
     """The compiled search's state for one N, with the best labelling seen so far."""
 
-    def __init__(self, n: int, labels: np.ndarray, seed: int, late: int = 0):
-        """`late`: the history length of late acceptance; 0 walks at the temperature given
-        to `run`."""
+    def __init__(self, n: int, labels: np.ndarray, seed: int):
         from ilp_pyramid.puzzles.bel.geometry import pyramid
         from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
@@ -377,9 +361,6 @@ class LocalSearch:
         self.best_labels = self.state[0].copy()
         self.best = int(init_state(self.geom, self.state))
         self.moves = 0
-        self.late = np.zeros(2 + max(0, int(late)), np.int64)
-        self.late[1] = max(0, int(late))
-        self.late[2:] = self.best
 
     @property
     def labels(self) -> np.ndarray:
@@ -394,7 +375,6 @@ class LocalSearch:
         self.state[0][:] = labels
         self.best_labels[:] = labels
         self.best = int(init_state(self.geom, self.state))
-        self.late[2:] = self.best
 
     def run(self, moves: int, temperature: float, p_target: float = 0.5,
             p_triple: float = 0.2, stop_at: int = 0, p_scan: float = 0.0,
@@ -403,7 +383,7 @@ class LocalSearch:
         returns the best number of repeated cubes so far."""
         params = np.array([temperature, p_target, p_triple, p_scan, p_single], dtype=np.float64)
         best, made = run_moves(self.geom, self.state, self.best_labels, self.best, int(moves),
-                               self.num_labels, params, int(stop_at), self.late)
+                               self.num_labels, params, int(stop_at))
         self.best = int(best)
         self.moves += int(made)
         return self.best
