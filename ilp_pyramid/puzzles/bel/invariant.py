@@ -32,11 +32,15 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.symmetry import generators, group_order
+
+if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.bel.cnf import BelCnf
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,7 @@ def permutation_of_type(parts: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def cube_permutation(n: int, sigma: tuple[int, ...]) -> list[int]:
+    """sigma on the cubes: image[k] = index of the cube sigma makes of cube k."""
     geo = pyramid(n)
     return [geo.cube_index[tuple(sorted(sigma[a] for a in cube))] for cube in geo.cubes]
 
@@ -168,7 +173,7 @@ def pairs(n: int) -> Iterator[Pair]:
             yield Pair(g, len(members), sigma, cycle_type(list(sigma)), ok)
 
 
-def invariant_clauses(n: int, cnf, pair: Pair) -> list[list[int]]:
+def invariant_clauses(n: int, cnf: BelCnf, pair: Pair) -> list[list[int]]:
     """x(l, a) -> x(g(l), sigma(a)) for every line and label."""
     lines = len(pyramid(n).lines)
     return [[-cnf.line_var(i, a), cnf.line_var(int(pair.g[i]), pair.sigma[a])]
