@@ -95,3 +95,19 @@ def test_a_kicked_neighbour_completes_a_state_one_exchange_from_a_solution(fixtu
     result = _kicked(4, state, 3000, np.random.default_rng(0), set(), a, repair_z)
     assert result.status == SOLVED and conflicts_of(4, result.labels) == 0
     assert len({lab.tobytes() for lab in asked}) == len(asked)  # no neighbour asked twice
+
+
+def test_solved_by_names_the_repair_whose_answer_was_counted_solved():
+    # N=3 with covers from 6 repeated cubes: seeds 1 and 3 are completed by a plain Z
+    # cover, seeds 4 and 5 by a kicked neighbour's cover.
+    names = set()
+    for seed in (1, 3, 4, 5):
+        outcome = solve_lns(3, time_limit=10, seed=seed,
+                            settings=Settings(repair_at=6, z_kicks=4))
+        assert outcome.status == SOLVED
+        kind = outcome.solved_by.removeprefix("repair ")
+        solved = [k for (k, status), count in outcome.repairs.items()
+                  if status == Status.SOLVED for _ in range(count)]
+        assert solved == [kind]
+        names.add(kind)
+    assert names == {"Z", "Zkick"}

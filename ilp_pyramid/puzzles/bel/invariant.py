@@ -26,6 +26,7 @@ prints one JSON line per pair that passes condition 1 (and its SAT answer where 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import time
@@ -52,6 +53,7 @@ class Pair:
     fixed_cells_ok: bool  # condition 2, for every power
 
 
+@functools.cache
 def _node_arrays(n: int) -> tuple[list[np.ndarray], int]:
     """G's generators as permutations of node indices (lines first), and the line count."""
     geo = pyramid(n)
@@ -84,6 +86,7 @@ def group_elements(n: int) -> list[np.ndarray]:
     return elements
 
 
+@functools.cache
 def conjugacy_classes(n: int) -> list[list[np.ndarray]]:
     """G's conjugacy classes (every generator is an involution: h g h^-1 = h[g[h]])."""
     gens, _ = _node_arrays(n)

@@ -155,7 +155,7 @@ class LnsOutcome:
     restarts: int
     repairs: Counter = field(default_factory=Counter)  # (family, Status) -> count
     solution: BelSolution | None = None
-    solved_by: str = ""  # "search" or "repair X|Y|Z"
+    solved_by: str = ""  # "search" or "repair X|Y|Z|Zkick|region"
     repair_seconds: float = 0.0  # wall time spent in repairs
     slowest_repair: float = 0.0
 
@@ -286,9 +286,11 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                 if deadline is not None:
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
                 result = measured(kind, attempt, limit)
+                solved_by = kind
                 if kind == "Z" and result.status == repairs.INFEASIBLE:
                     descent_covers += 1
                     if kicks:
+                        solved_by = "Zkick"
                         result = _kicked(n, labels, kicks, rng, tried, a, lambda lab, lim=limit:
                                          measured("Zkick", lambda t: repairs.repair(
                                              n, lab, "Z", repair, t, seed), lim))
@@ -296,7 +298,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                     best, best_labels = 0, result.labels
                     if on_best is not None:
                         on_best(0, best_labels)
-                    return finish(SOLVED, _verified(n, result.labels), f"repair {kind}")
+                    return finish(SOLVED, _verified(n, result.labels), f"repair {solved_by}")
         if search.best < descent_best:
             descent_best, descent_mark = search.best, search.moves
         elif (search.moves - descent_mark > restart_after
