@@ -95,3 +95,49 @@ def test_single_line_moves_keep_counts_exact_and_may_break_the_counting_conditio
     # swaps alone never change a label's total (the test above); one line alone does
     assert broken
     assert search.best < start
+
+
+@pytest.mark.parametrize("n", [4, 5, 6])
+def test_a_weighed_move_changes_the_count_by_what_it_was_weighed_at(n):
+    # The walk decides on `_delta` alone and makes only the moves it accepts: a weight off by
+    # one would steer it wrong without ever making its counts wrong, so check the weight
+    # against the move made, for single lines, swaps and one-for-two swaps, crossing or not.
+    from ilp_pyramid.puzzles.bel.lns import search as kernels
+
+    a = arrays(n)
+    rng = np.random.default_rng(n)
+    search = LocalSearch(n, random_labels(n, rng), seed=n)
+    search.run(50_000, temperature=0.3)  # a low state: most moves there are worse
+    for _ in range(3000):
+        i, j, j2 = (int(x) for x in rng.choice(a.num_lines, size=3, replace=False))
+        j, j2 = [(-1, -1), (j, -1), (j, j2)][int(rng.integers(3))]
+        p = int(search.labels[i])
+        q = int((p + 1 + rng.integers(a.num_labels - 1)) % a.num_labels)
+        before, old = search.conflicts, search.labels.copy()
+        weighed = kernels._delta(i, q, j, j2, p, search.geom, search.state)
+        for line, label in ((i, q), (j, p), (j2, p)):
+            if line >= 0:
+                kernels._set_label(line, label, search.geom, search.state)
+        assert search.conflicts - before == weighed
+        assert search.conflicts == conflicts_of(n, search.labels)
+        for line in (j2, j, i):
+            if line >= 0:
+                kernels._set_label(line, old[line], search.geom, search.state)
+        assert search.conflicts == before
+    assert not search.state[14].any()  # the scratch shifts are left at zero
+
+
+def test_the_partner_pools_hold_exactly_the_lines_of_each_length_and_label():
+    n = 5
+    a = arrays(n)
+    search = LocalSearch(n, random_labels(n, np.random.default_rng(6)), seed=6)
+    for p_single in (0.0, 1.0):
+        search.run(100_000, temperature=0.5, p_single=p_single)
+        pool, size, pos = search.state[11], search.state[12], search.state[13]
+        for length in range(1, int(a.line_len.max()) + 1):
+            for label in range(a.num_labels):
+                key = length * a.num_labels + label
+                held = pool[key, :size[key]]
+                expected = np.flatnonzero((a.line_len == length) & (search.labels == label))
+                assert sorted(held.tolist()) == expected.tolist()
+                assert all(pos[line] == at for at, line in enumerate(held))
