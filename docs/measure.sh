@@ -30,10 +30,12 @@ mapfile -t candidates < <(python -m ilp_pyramid.puzzles.bel.auto --templates)
 args=()
 for template in "${candidates[@]}"; do args+=(--command "$template"); done
 $B --resume --n 1..3 --repeat 3 --time-limit 60 "${args[@]}" --results docs/auto_candidates.jsonl
-# N=4: Kissat and the hybrids (HiGHS on the whole model does not answer in the limit);
-# N=5: the hybrids only (Kissat on the plain CNF takes minutes).
+# N=4: Kissat, the hybrids and the engines with the YStep hypothesis (HiGHS on the whole
+# model does not answer in the limit); N=5: the hybrids only (Kissat on the plain CNF takes
+# minutes, and with YStep from 30 s to many minutes, docs/sat.md).
 $B --resume --n 4 --repeat 3 --time-limit 60 --command "${candidates[1]}" \
    --command "${candidates[3]}" --command "${candidates[4]}" --command "${candidates[5]}" \
+   --command "${candidates[7]}" --command "${candidates[8]}" \
    --results docs/auto_candidates.jsonl
 $B --resume --n 5 --repeat 3 --time-limit 60 \
    --command "${candidates[3]}" --command "${candidates[5]}" \

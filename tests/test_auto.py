@@ -15,14 +15,40 @@ from ilp_pyramid.verify.bel import verify_solution
 def test_every_table_entry_is_a_runnable_engine():
     from ilp_pyramid import backends
     from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
+    from ilp_pyramid.puzzles.bel.strategies import lookup
 
     for n in [*auto.CHOICES, max(auto.CHOICES) + 1]:
         engine = auto.choose(n)
         if engine.method == "exact":
             assert backends.kind(engine.solver) in ("mip", "sat")
+            lookup(engine.strategies)  # KeyError for a strategy the catalogue lacks
         else:
             assert engine.method == "lns" and engine.solver in REPAIRS
     assert auto.choose(max(auto.CHOICES) + 3).name == auto.BEYOND
+
+
+def test_an_engine_name_carries_its_strategies_and_says_which_are_hypotheses():
+    engine = auto.parse_engine("exact:glucose4:YStep+CakeSliceOrdering")
+    assert (engine.method, engine.solver) == ("exact", "glucose4")
+    assert engine.strategies == ("YStep", "CakeSliceOrdering") and "YStep" in engine.hypotheses
+    assert auto.engine_args(engine) == ["--method", "exact", "--solver", "glucose4",
+                                        "--strategy", "YStep+CakeSliceOrdering"]
+    assert auto.parse_engine("exact:cadical").hypotheses == []
+    assert auto.parse_engine("exact:kissat:AntiMirror").hypotheses == []  # symmetry only
+
+
+def test_derive_puts_an_engine_with_a_hypothesis_last_and_names_the_search_behind_it():
+    guess = "exact:glucose4:YStep+CakeSliceOrdering"
+    rows = [{"n": 3, "engine": "exact:cadical", "status": "solved", "wall": 1.00},
+            {"n": 3, "engine": guess, "status": "solved", "wall": 0.95},
+            {"n": 3, "engine": "lns+sat", "status": "solved", "wall": 2.0},
+            {"n": 4, "engine": guess, "status": "solved", "wall": 0.30},
+            {"n": 4, "engine": "exact:kissat", "status": "solved", "wall": 1.2},
+            {"n": 4, "engine": "lns+sat", "status": "solved", "wall": 0.65},
+            {"n": 4, "engine": "lns+dlx", "status": "solved", "wall": 0.59}]
+    choices = auto.derive(rows, "wall", tie=0.10)
+    assert choices == {3: "exact:cadical", 4: guess}  # a tie goes to the proof-giving engine
+    assert auto.derive_fallbacks(rows, choices, "wall") == {4: "lns+dlx"}
 
 
 def test_unknown_engine_names_are_refused():
@@ -73,6 +99,26 @@ def test_no_options_runs_the_table_engine_and_says_so(cli):
     assert solution.n == 2 and verify_solution(solution).valid
     text = cli("solve", 2)
     assert text.code == 0 and auto.CHOICES[2] in text.out
+
+
+def test_no_solution_under_the_tables_hypotheses_hands_over_to_the_search(cli, monkeypatch):
+    # XStep + YStep has no solution at N=3 (the spec; CaDiCaL proves it in milliseconds):
+    # that says nothing about the puzzle, so the hybrid search answers instead, on the quick
+    # path (solve N --json) and on Typer's (with a time limit) alike.
+    guess = "exact:cadical:XStep+YStep"
+    monkeypatch.setitem(auto.CHOICES, 3, guess)
+    monkeypatch.setitem(auto.FALLBACKS, 3, "lns+sat")
+    for extra in ((), ("--time-limit", 60)):
+        result = cli("solve", 3, "--json", *extra)
+        assert result.code == 0, result.err
+        data = json.loads(result.out)
+        assert data["status"] == "solved" and data["engine"] == "lns+sat"
+        assert data["ruled_out"] == {"engine": guess, "hypotheses": ["XStep", "YStep"]}
+        assert verify_solution(parse_json(json.dumps(data["solution"]))).valid
+        assert "no solution under the hypotheses XStep + YStep" in result.err
+        assert "lns+sat takes over" in result.err
+    text = cli("solve", 3)
+    assert text.code == 0 and "verified" in text.out and "infeasible" not in text.out
 
 
 def test_an_exact_only_option_means_the_exact_method(cli):
@@ -149,6 +195,11 @@ def test_the_choice_table_is_the_one_the_committed_measurements_give():
 
     results = Path(__file__).parent.parent / auto.CANDIDATES_FILE
     records = [record for _, record in json_lines(results.read_text())]
-    derived = auto.derive(auto.rows_from_records(records))
+    rows = auto.rows_from_records(records)
+    derived = auto.derive(rows)
     assert derived, "no candidate runs in the results file"
     assert {n: auto.CHOICES[n] for n in derived} == derived
+    assert auto.FALLBACKS == auto.derive_fallbacks(rows, derived)
+    for n in derived:
+        if auto.choose(n).hypotheses:  # a hypothesis engine needs a search behind it
+            assert auto.fallback(n).method == "lns"

@@ -6,9 +6,15 @@ real process: whole-process wall and CPU seconds; docs/measure.sh). Re-measure o
 machine, then `python -m ilp_pyramid.puzzles.bel.auto` prints the table to paste here.
 Past the table (N >= 6, open) the hybrid search runs until --time-limit or Ctrl-C.
 
-An engine is "exact:<solver>" (one solver on the whole model: `--method exact --solver`) or
-"lns+<repair>" (`--method lns --repair`: compiled local search, exact-cover repairs by SAT,
-HiGHS (mip) or Dancing Links).
+An engine is "exact:<solver>" (one solver on the whole model: `--method exact --solver`),
+"exact:<solver>:<strategy>+<strategy>" (the same with `--strategy`), or "lns+<repair>"
+(`--method lns --repair`: compiled local search, exact-cover repairs by SAT, HiGHS (mip) or
+Dancing Links).
+
+An engine whose strategies include a hypothesis (a guess at the shape of a solution, such as
+YStep) searches a part of the puzzle only: when it ends with "infeasible", that is no answer
+about the puzzle, and `solve` hands over to FALLBACKS[N], the fastest engine measured without
+hypotheses.
 """
 
 from __future__ import annotations
@@ -19,13 +25,16 @@ from pathlib import Path
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
 # docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
-# whole model while it is small (N <= 3: 0.5 s, tied with Kissat; HiGHS 0.6-4.1 s), the
-# hybrid search from N = 4 on. N = 4: Dancing Links repairs (1.2 s; SAT repairs 1.4 s and
-# HiGHS repairs 1.5 s are past the 10% that counts as a tie). N = 5: SAT repairs (15 s, by
-# Kissat when measured, MiniSat since; Dancing Links and HiGHS repairs did not solve every
-# repeat within the 60 s limit).
+# whole model while it is small (N <= 3: 0.17-0.20 s; Kissat 0.18-0.27 s, HiGHS 0.29-2.8 s),
+# the hybrid search from N = 4 on. N = 4: Dancing Links repairs (0.59 s; SAT repairs 0.65 s
+# and HiGHS repairs 0.69 s are past the 10% that counts as a tie). N = 5: SAT repairs (5.0 s,
+# two searches racing; Dancing Links and HiGHS repairs did not solve every repeat within the
+# 60 s limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
                            4: "lns+dlx", 5: "lns+sat"}
+# N -> the engine without hypotheses that takes over when CHOICES[N] rests on one and its
+# model has no solution (derived from the same records, for those N only).
+FALLBACKS: dict[int, str] = {}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
 # From this N on, the hybrid search runs one search per core, racing (lns/race.py): the time
@@ -36,12 +45,14 @@ RACE_FROM = 5
 # when the table is re-derived; exact:scip needs the extra scip (without it its runs fail and
 # it is not chosen). New candidates go last: docs/measure.sh picks templates by position.
 CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mip", "lns+dlx",
-              "exact:scip")
+              "exact:scip", "exact:glucose4:YStep+CakeSliceOrdering",
+              "exact:cadical:YStep+CakeSliceOrdering")
 # Engines whose medians differ by less than TIE are equally fast (the spread between repeats
 # is larger); the one earlier here is chosen: the MIP solver where it is competitive; CaDiCaL
 # before Kissat, as on the small models, where the whole process ties, CaDiCaL's own solve is
 # shorter (in process, best of 5: N=2 5 ms against 35 ms, N=3 61 ms against 91 ms), and that
 # is what `solve 1`/`solve 2` wait on beside Python's start-up.
+# Engines with a hypothesis come after every engine without one (not listed: last).
 PREFERENCE = ("exact:highs", "exact:scip", "lns+mip", "exact:cadical", "exact:kissat",
               "lns+sat", "lns+dlx")
 TIE = 0.10
@@ -53,18 +64,36 @@ class Engine:
     name: str  # as printed and in --json "engine"
     method: str  # exact | lns
     solver: str  # --method exact: the solver; --method lns: the repair
+    strategies: tuple[str, ...] = ()  # --method exact: --strategy
+
+    @property
+    def hypotheses(self) -> list[str]:
+        """What an "infeasible" of this engine rests on (empty: it would be a proof)."""
+        if not self.strategies:
+            return []  # and the strategy catalogue stays unloaded (`solve 1`'s start-up)
+        from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+        return hypotheses(self.strategies)
 
 
 def parse_engine(name: str) -> Engine:
     if name.startswith("exact:"):
-        return Engine(name, "exact", name.split(":", 1)[1])
+        solver, _, strategies = name.split(":", 1)[1].partition(":")
+        return Engine(name, "exact", solver, tuple(filter(None, strategies.split("+"))))
     if name.startswith("lns+"):
         return Engine(name, "lns", name.split("+", 1)[1])
-    raise ValueError(f"unknown engine {name!r} (exact:<solver> or lns+<repair>)")
+    raise ValueError(f"unknown engine {name!r} (exact:<solver>[:<strategy>+...] or "
+                     f"lns+<repair>)")
 
 
 def choose(n: int) -> Engine:
     return parse_engine(CHOICES.get(n, BEYOND))
+
+
+def fallback(n: int) -> Engine:
+    """The hybrid search that takes over when choose(n)'s hypotheses leave no solution (it
+    never answers "infeasible", so it needs no fallback itself)."""
+    return parse_engine(FALLBACKS.get(n, BEYOND))
 
 
 def race_jobs(n: int, cores: int) -> int:
@@ -86,7 +115,8 @@ def table_text() -> str:
 
 def engine_args(engine: Engine) -> list[str]:
     if engine.method == "exact":
-        return ["--method", "exact", "--solver", engine.solver]
+        strategies = ["--strategy", "+".join(engine.strategies)] if engine.strategies else []
+        return ["--method", "exact", "--solver", engine.solver, *strategies]
     return ["--method", "lns", "--repair", engine.solver]
 
 
@@ -104,7 +134,8 @@ def named(outcome, engine: Engine):
 
 
 def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
-            output: Path | None, json_out: bool, jobs: int = 1) -> None:
+            output: Path | None, json_out: bool, jobs: int = 1,
+            json_extra: dict | None = None) -> None:
     """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too."""
     from ilp_pyramid.cli_common import console
     from ilp_pyramid.puzzles.bel.lns.command import run_lns_command
@@ -115,7 +146,29 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
         console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
                       f"(exact-cover repairs by {how}; table: solve --help)")
     run_lns_command(n, engine.solver, time_limit, seed, output, json_out, jobs=jobs,
-                    json_extra={"method": "auto", "engine": engine.name})
+                    json_extra={"method": "auto", "engine": engine.name, **(json_extra or {})})
+
+
+def hands_over(engine: Engine | None, outcome) -> bool:
+    """Whether `engine`'s answer says nothing about the puzzle: its hypotheses left its model
+    without a solution ("infeasible" there is a proof about that part of the puzzle only)."""
+    from ilp_pyramid.puzzles.bel.runner import INFEASIBLE
+
+    return engine is not None and bool(engine.hypotheses) and outcome.status == INFEASIBLE
+
+
+def hand_over(n: int, engine: Engine, outcome, time_limit: float | None, seed: int | None,
+              output: Path | None, json_out: bool, jobs: int = 1) -> None:
+    """After hands_over(engine, outcome): the hybrid search of fallback(n) with the time that
+    is left; what it finds is the answer (exit 0, or 3 at the time limit, never 1)."""
+    other = fallback(n)
+    print(f"no solution under the hypotheses {' + '.join(engine.hypotheses)} "
+          f"({engine.name}, {outcome.solve_seconds:.2f} s): {other.name} takes over",
+          file=sys.stderr, flush=True)
+    spent = outcome.build_seconds + outcome.solve_seconds
+    left = None if time_limit is None else max(0.0, time_limit - spent)
+    run_lns(n, other, left, seed, output, json_out, jobs,
+            json_extra={"ruled_out": {"engine": engine.name, "hypotheses": engine.hypotheses}})
 
 
 # -- re-deriving the table ------------------------------------------------------------------
@@ -142,7 +195,8 @@ def rows_from_records(records: list[dict]) -> list[dict]:
 
 def derive(rows: list[dict], key: str = "wall", tie: float = TIE) -> dict[int, str]:
     """Per N, among the engines that solved every repeat, the lowest median `key`; an engine
-    within `tie` of it that comes earlier in PREFERENCE (the MIP ones first) wins instead."""
+    within `tie` of it that comes earlier in PREFERENCE (the MIP ones first, any engine with
+    a hypothesis last) wins instead."""
     import statistics
 
     table = {}
@@ -157,6 +211,15 @@ def derive(rows: list[dict], key: str = "wall", tie: float = TIE) -> dict[int, s
             close = [e for e, m in medians.items() if m <= best * (1.0 + tie)]
             table[n] = min(close, key=_preference)
     return table
+
+
+def derive_fallbacks(rows: list[dict], choices: dict[int, str], key: str = "wall"
+                     ) -> dict[int, str]:
+    """FALLBACKS for a choice table: for every N whose choice rests on a hypothesis, the
+    hybrid search that derive() picks among the hybrid searches."""
+    searches = derive([row for row in rows if row["engine"].startswith("lns+")], key)
+    return {n: searches[n] for n, name in choices.items()
+            if parse_engine(name).hypotheses and n in searches}
 
 
 def _preference(engine: str) -> tuple[int, str]:
@@ -183,7 +246,10 @@ def _main(argv: list[str]) -> int:
         print("\n".join(candidate_templates()))
         return 0
     records = [record for _, record in json_lines(read_text(args.results))]
-    print(f"CHOICES = {derive(rows_from_records(records), args.key)!r}")
+    rows = rows_from_records(records)
+    choices = derive(rows, args.key)
+    print(f"CHOICES = {choices!r}")
+    print(f"FALLBACKS = {derive_fallbacks(rows, choices, args.key)!r}")
     return 0
 
 

@@ -38,8 +38,7 @@ from ilp_pyramid.cli_common import (
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import read_text, write_atomic
-from ilp_pyramid.puzzles.bel import runner
-from ilp_pyramid.puzzles.bel.auto import RACE_FROM
+from ilp_pyramid.puzzles.bel import auto, runner
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
 from ilp_pyramid.puzzles.bel.pictures import (
@@ -184,9 +183,7 @@ def check_card(card: str | None) -> None:
 
 
 def auto_table() -> str:
-    from ilp_pyramid.puzzles.bel.auto import table_text
-
-    return table_text()
+    return auto.table_text()
 
 
 def solve(
@@ -210,7 +207,7 @@ def solve(
                                help="--method lns: how a freed line family is re-labelled: "
                                     "sat (MiniSat) | mip (HiGHS) | dlx (Dancing Links) | "
                                     "scip (SCIP, extra ilp-pyramid[scip])."),
-    jobs: int = like(Jobs, show_default=f"one per core from N={RACE_FROM}, else 1",
+    jobs: int = like(Jobs, show_default=f"one per core from N={auto.RACE_FROM}, else 1",
                      help="--method lns: independent searches racing (different seeds), the "
                           "first verified answer stopping the rest; 1: one search in this "
                           "process; at most the cores."),
@@ -222,9 +219,11 @@ def solve(
     """Solve Bel's Pyramid of N levels and print the verified solution in Knuth's drawing.
 
     With no options, --method auto runs the engine measured fastest for N (docs/auto.md):
-    AUTO_TABLE. The output names the engine ("engine" in --json). Giving --solver,
-    --formulation, --card, --strategy or --threads means --method exact; --repair means
-    --method lns.
+    AUTO_TABLE. The output names the engine ("engine" in --json). An engine named with a
+    hypothesis (exact:SOLVER:YStep+...) searches only the solutions of that shape; if it
+    finds none, which says nothing about the puzzle, the hybrid search takes over. Giving
+    --solver, --formulation, --card, --strategy or --threads means --method exact; --repair
+    means --method lns.
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
     formulation with LabelPermutationImportance (median 4.41 s against 5.84 s plain over 3
@@ -234,8 +233,8 @@ def solve(
     sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
     default off. The MIP solvers are the slow way
     here: HiGHS needs seconds at N=3, SCIP about 1 s only with its LP switched off, and no
-    MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 3 s and
-    the hybrid search about 1.3 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
+    MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 1.2 s and
+    the hybrid search about 0.6 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).
@@ -248,8 +247,6 @@ def solve(
     given = [name for name, used in exact_only.items() if used]
     engine = None
     if method == "auto":  # options that only one method takes pick that method
-        from ilp_pyramid.puzzles.bel import auto
-
         if given:
             method = "exact"
         elif repair != "sat":
@@ -268,9 +265,7 @@ def solve(
         if given:
             fail(f"{', '.join(given)} applies to --method exact only "
                  f"(--method lns takes --repair, --jobs, --seed, --time-limit)")
-        from ilp_pyramid.puzzles.bel.auto import race_jobs
-
-        jobs = jobs or race_jobs(n, cores())
+        jobs = jobs or auto.race_jobs(n, cores())
         if engine is not None:
             auto.run_lns(n, engine, time_limit, seed, output, json_out, jobs)
         else:
@@ -288,8 +283,12 @@ def solve(
     options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
     from ilp_pyramid.puzzles.bel.quick import run_exact
 
-    outcome = run_exact(n, solver, formulation, options, card,
-                        chosen_strategies(strategy, solver), engine, json_out)
+    strategies = list(engine.strategies) if engine else chosen_strategies(strategy, solver)
+    outcome = run_exact(n, solver, formulation, options, card, strategies, engine, json_out)
+    if auto.hands_over(engine, outcome):
+        auto.hand_over(n, engine, outcome, time_limit, seed, output, json_out,
+                       auto.race_jobs(n, cores()))
+        return
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 
 

@@ -35,7 +35,10 @@ def run(args: list[str]) -> int | None:
     if engine.method != "exact" or runner.form_for(engine.solver) == "mip":
         return None  # MIP models load PuLP; the hybrid search loads numba: Typer is no cost
     json_out = args[2:] == ["--json"]
-    outcome = run_exact(n, engine.solver, "counts", SolveOptions(), None, [], engine, json_out)
+    outcome = run_exact(n, engine.solver, "counts", SolveOptions(), None,
+                        list(engine.strategies), engine, json_out)
+    if auto.hands_over(engine, outcome):
+        return _hand_over(n, engine, outcome, json_out)
     if json_out:
         from ilp_pyramid.output import print_json
 
@@ -48,6 +51,21 @@ def run(args: list[str]) -> int | None:
             print(error, file=sys.stderr, flush=True)
     if outcome.solution is None:
         return EXIT_TIMEOUT if outcome.status == runner.TIMEOUT else EXIT_NO_SOLUTION
+    return 0
+
+
+def _hand_over(n: int, engine, outcome: runner.BelRun, json_out: bool) -> int:
+    """auto.hand_over from here: the hybrid search prints the answer; its exit code."""
+    import click
+
+    from ilp_pyramid.machine import cores
+    from ilp_pyramid.puzzles.bel import auto
+
+    try:
+        auto.hand_over(n, engine, outcome, None, None, None, json_out,
+                       auto.race_jobs(n, cores()))
+    except click.exceptions.Exit as done:  # how the search's command ends on a timeout
+        return done.exit_code
     return 0
 
 

@@ -1,6 +1,6 @@
 """Independent hybrid searches racing, one per core: the first verified answer stops the rest.
 
-The time a search needs is heavy-tailed over seeds (N=5: 6 s to 128 s), and two independent
+The time a search needs is heavy-tailed over seeds (N=5: 0.6 to 31 CPU s), and two independent
 searches finish when the faster one does, so a race cuts the tail hardest. Each search is a
 forked process running `driver.solve_lns` with its own seed (search 0 has the seed a single
 search would have, so `--jobs 1` and search 0 walk the same path); it reports its best count
