@@ -13,8 +13,8 @@ Dancing Links).
 
 An engine whose strategies include a hypothesis (a guess at the shape of a solution, such as
 YStep) searches a part of the puzzle only: when it ends with "infeasible", that is no answer
-about the puzzle, and `solve` hands over to FALLBACKS[N], the fastest engine measured without
-hypotheses.
+about the puzzle, and `solve` hands over to FALLBACKS[N], the fastest hybrid search measured
+at that N.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from pathlib import Path
 # 60 s limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
                            4: "lns+dlx", 5: "lns+sat"}
-# N -> the engine without hypotheses that takes over when CHOICES[N] rests on one and its
-# model has no solution (derived from the same records, for those N only).
+# N -> the hybrid search that takes over when CHOICES[N] rests on a hypothesis and its model
+# has no solution (derived from the same records, for those N only).
 FALLBACKS: dict[int, str] = {}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
@@ -158,16 +158,19 @@ def hands_over(engine: Engine | None, outcome) -> bool:
 
 
 def hand_over(n: int, engine: Engine, outcome, time_limit: float | None, seed: int | None,
-              output: Path | None, json_out: bool, jobs: int = 1) -> None:
+              output: Path | None, json_out: bool) -> None:
     """After hands_over(engine, outcome): the hybrid search of fallback(n) with the time that
-    is left; what it finds is the answer (exit 0, or 3 at the time limit, never 1)."""
+    is left, racing as `solve` races at N; what it finds is the answer (exit 0, or 3 at the
+    time limit, never 1)."""
+    from ilp_pyramid.machine import cores
+
     other = fallback(n)
     print(f"no solution under the hypotheses {' + '.join(engine.hypotheses)} "
           f"({engine.name}, {outcome.solve_seconds:.2f} s): {other.name} takes over",
           file=sys.stderr, flush=True)
     spent = outcome.build_seconds + outcome.solve_seconds
     left = None if time_limit is None else max(0.0, time_limit - spent)
-    run_lns(n, other, left, seed, output, json_out, jobs,
+    run_lns(n, other, left, seed, output, json_out, race_jobs(n, cores()),
             json_extra={"ruled_out": {"engine": engine.name, "hypotheses": engine.hypotheses}})
 
 

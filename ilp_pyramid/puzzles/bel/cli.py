@@ -286,8 +286,7 @@ def solve(
     strategies = list(engine.strategies) if engine else chosen_strategies(strategy, solver)
     outcome = run_exact(n, solver, formulation, options, card, strategies, engine, json_out)
     if auto.hands_over(engine, outcome):
-        auto.hand_over(n, engine, outcome, time_limit, seed, output, json_out,
-                       auto.race_jobs(n, cores()))
+        auto.hand_over(n, engine, outcome, time_limit, seed, output, json_out)
         return
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 

@@ -58,12 +58,10 @@ def _hand_over(n: int, engine, outcome: runner.BelRun, json_out: bool) -> int:
     """auto.hand_over from here: the hybrid search prints the answer; its exit code."""
     import click
 
-    from ilp_pyramid.machine import cores
     from ilp_pyramid.puzzles.bel import auto
 
     try:
-        auto.hand_over(n, engine, outcome, None, None, None, json_out,
-                       auto.race_jobs(n, cores()))
+        auto.hand_over(n, engine, outcome, None, None, None, json_out)
     except click.exceptions.Exit as done:  # how the search's command ends on a timeout
         return done.exit_code
     return 0
