@@ -74,6 +74,17 @@ def test_an_impossible_z_cover_is_followed_by_its_kicked_neighbours_and_restarts
     assert not any(kind == "Zkick" for kind, _ in plain.repairs) and plain.restarts == 0
 
 
+def test_at_n5_the_search_asks_only_z_covers_unless_told_otherwise():
+    # No X or Y cover completed an N=5 state in 60 measured runs (docs/hybrid.md): from 10
+    # repeated cubes (reached within a second) every state below the level would get them.
+    kinds = {kind for kind, _ in solve_lns(5, time_limit=2, seed=1, settings=Settings(
+        repair_at=10, z_kicks=0)).repairs}
+    assert kinds == {"Z"}
+    kinds = {kind for kind, _ in solve_lns(5, time_limit=2, seed=1, settings=Settings(
+        repair_at=10, z_kicks=0, xy_repairs=True)).repairs}
+    assert {"X", "Y", "Z"} <= kinds
+
+
 def test_a_kicked_neighbour_completes_a_state_one_exchange_from_a_solution(fixtures):
     # Exchange two X/Y lines of one length in a known solution: the Z cover of that state may
     # be impossible, but one of its neighbours (the exchange undone) is the solution, which

@@ -51,7 +51,8 @@ class Settings:
     # not apart from it: with repairs at 3, most covers are impossible and a long wait for one
     # costs more than the next descent)
     repair_time_limit: float = 5.0
-    xy_repairs: bool = True  # also the (small) X and Y repairs below the repair level
+    # also the (small) X and Y repairs below the repair level (None: by N)
+    xy_repairs: bool | None = None
     # restart a descent after this many impossible Z covers of its states (None: by N)
     restart_covers: int | None = None
     restart_from_best: bool = False  # restart from the best state, kicked, not from scratch
@@ -111,6 +112,14 @@ class Settings:
             # every 60 M or 250 M (N=6, 120 s runs, docs/hybrid.md)
             return 20_000_000
         return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M
+
+    def xy(self, n: int) -> bool:
+        if self.xy_repairs is not None:
+            return self.xy_repairs
+        # N=5, seeds 1-20, 60 CPU s each (docs/hybrid.md): no X or Y cover ever completed a
+        # state, and without them the sum fell from 206 to 180 CPU s and the slowest seed
+        # from 32.9 to 23.2 (a seed that stood at 1-2 repeated cubes for 1,382 of them)
+        return n != 5
 
     def kicks(self, n: int) -> int:
         if self.z_kicks is not None:
@@ -271,7 +280,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
             labels = search.labels
             attempts = []  # (kind, state key, time limit, the repair)
             if search.conflicts <= level and family_ok:
-                for family in _families(search.conflicts, level, settings.xy_repairs):
+                for family in _families(search.conflicts, level, settings.xy(n)):
                     attempts.append((family, labels[a.family != FAMILY_CODE[family]].tobytes(),
                                      settings.repair_time_limit,
                                      lambda limit, f=family, lab=labels: repairs.repair(
