@@ -121,6 +121,16 @@ def test_no_solution_under_the_tables_hypotheses_hands_over_to_the_search(cli, m
     assert text.code == 0 and "verified" in text.out and "infeasible" not in text.out
 
 
+def test_an_engine_on_a_hypothesis_names_it_beside_its_verified_solution(cli):
+    n = next(n for n in sorted(auto.CHOICES) if auto.choose(n).hypotheses)
+    result = cli("solve", n, "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["engine"] == auto.CHOICES[n] and data["status"] == "solved"
+    assert data["hypotheses"] == auto.choose(n).hypotheses and "ruled_out" not in data
+    assert verify_solution(parse_json(json.dumps(data["solution"]))).valid
+
+
 def test_an_exact_only_option_means_the_exact_method(cli):
     data = json.loads(cli("solve", 2, "--solver", "cbc", "--json").out)
     assert data["solver"] == "cbc" and "engine" not in data

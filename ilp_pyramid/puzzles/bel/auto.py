@@ -25,16 +25,18 @@ from pathlib import Path
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
 # docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
-# whole model while it is small (N <= 3: 0.17-0.20 s; Kissat 0.18-0.27 s, HiGHS 0.29-2.8 s),
-# the hybrid search from N = 4 on. N = 4: Dancing Links repairs (0.59 s; SAT repairs 0.65 s
-# and HiGHS repairs 0.69 s are past the 10% that counts as a tie). N = 5: SAT repairs (5.0 s,
-# two searches racing; Dancing Links and HiGHS repairs did not solve every repeat within the
-# 60 s limit).
+# whole model while it is small (N <= 3: 0.18-0.22 s; Kissat 0.19-0.25 s, Glucose under YStep
+# 0.19-0.21 s, a tie that goes to the engine without a hypothesis, HiGHS 0.30-2.9 s). N = 4:
+# Glucose under the YStep hypothesis (0.34 s; CaDiCaL under it 0.40 s, the hybrid searches
+# 0.64-0.72 s, Kissat on the whole model 1.33 s). N = 5: the hybrid search with SAT repairs
+# (5.6 s, two searches racing; Dancing Links and HiGHS repairs did not solve every repeat
+# within the 60 s limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
-                           4: "lns+dlx", 5: "lns+sat"}
+                           4: "exact:glucose4:YStep+CakeSliceOrdering", 5: "lns+sat"}
 # N -> the hybrid search that takes over when CHOICES[N] rests on a hypothesis and its model
-# has no solution (derived from the same records, for those N only).
-FALLBACKS: dict[int, str] = {}
+# has no solution (derived from the same records, for those N only). N = 4: SAT repairs
+# (0.68 s) tie with Dancing Links repairs (0.64 s) and come first in PREFERENCE.
+FALLBACKS: dict[int, str] = {4: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
 # From this N on, the hybrid search runs one search per core, racing (lns/race.py): the time
