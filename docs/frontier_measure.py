@@ -29,8 +29,11 @@ def run_line_walk(n, schedule, seed, budget, start):
     outcome = solve_lns(n, seed=seed, start=start,
                         settings=Settings(restart_from_best=n >= 6, schedule=schedule),
                         should_stop=lambda: cpu() - began > budget)
-    return {"best": outcome.best_conflicts, "moves": outcome.moves,
-            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1)}
+    row = {"best": outcome.best_conflicts, "moves": outcome.moves,
+           "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1)}
+    if outcome.best_conflicts <= 1:  # lower than any state kept so far: keep its labels
+        row["labels"] = outcome.best_labels.tolist()
+    return row
 
 
 def main() -> None:
