@@ -62,8 +62,8 @@ def test_jobs_1_is_the_single_search_in_process(cli):
 
 
 def test_below_the_race_size_one_search_runs_by_default(cli):
-    data = json.loads(cli("solve", 4, "--json").out)
-    assert data["jobs"] == 1 and data["engine"].startswith("lns+")
+    data = json.loads(cli("solve", 4, "--method", "lns", "--json").out)
+    assert data["jobs"] == 1 and data["solver"].startswith("lns+")
 
 
 def test_jobs_is_for_the_search_only(cli):
