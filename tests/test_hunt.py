@@ -156,3 +156,41 @@ def test_hunt_rejects_an_unknown_schedule(cli, tmp_path):
     result = cli("hunt", 5, "--state-dir", tmp_path, "--schedule", "cyclic")
     assert result.code == 2
     assert "unknown schedule 'cyclic'" in result.err and result.err.count("\n") <= 1
+
+
+def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
+    from ilp_pyramid.puzzles.bel import hunt as hunt_module
+    from ilp_pyramid.puzzles.bel.lns import driver
+
+    starts = []
+    real = driver.solve_lns
+
+    def spy(n, *args, start=None, seed=None, shared_best=None, **kwargs):
+        starts.append((start, seed, shared_best))
+        return real(n, *args, start=start, seed=seed, shared_best=shared_best, **kwargs)
+
+    monkeypatch.setattr(driver, "solve_lns", spy)
+    result = hunt_module.hunt_task(6, 11, [0] * 193, 6.0, "sat", "t", descent=1.0)
+    assert result["descents"] == len(starts) >= 2
+    # every descent from random labels, with its own seed, never from the shared state
+    assert all(start is None and shared is None for start, _, shared in starts)
+    assert len({seed for _, seed, _ in starts}) == len(starts)
+    labels = np.asarray(result["labels"], dtype=np.int32)
+    assert conflicts_of(6, labels) == result["conflicts"] > 0
+
+
+def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixtures):
+    # a state with one repeated cube, which no descent of a few CPU seconds comes near
+    saved = fixtures / "bel" / "n6-one-repeated.json"
+    (tmp_path / BEST_FILE).write_text(saved.read_text())
+    before = load_best(tmp_path, 6)
+    assert before.conflicts == 1
+    result = cli("hunt", 6, "--state-dir", tmp_path, "--time-limit", 6, "--jobs", 1,
+                 "--seed", 5, "--descent", 2, "--json")
+    assert result.code == 3, result.err
+    data = json.loads(result.out)
+    assert data["resumed_from"] == 1 and data["conflicts"] == 1
+    assert data["descents"] >= 1 and data["moves"] > 0
+    after = load_best(tmp_path, 6)
+    assert np.array_equal(after.labels, before.labels)
+    assert after.cpu_seconds > before.cpu_seconds  # the descents' time is counted

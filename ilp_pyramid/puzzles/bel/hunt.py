@@ -153,10 +153,14 @@ def resumable(n: int, labels: np.ndarray) -> bool:
 
 def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | None,
               repair: str, token: str, neighbourhood: str = "family",
-              schedule: str = "fixed") -> dict:
+              schedule: str = "fixed", descent: float | None = None) -> dict:
     """Runs on a Dask worker: one search; best states and CPU time reported to the scheduler,
     the hunt's best state (a Dask Variable the client keeps) read back so that a stalled
-    descent restarts from it."""
+    descent restarts from it.
+
+    With `descent` (CPU seconds) the worker runs fresh descents instead: each from random
+    labels, restarting near its own best, for `descent` CPU seconds, then the next with
+    another seed; only their best states are reported."""
     from distributed import Event, Variable, get_worker
 
     from ilp_pyramid.puzzles.bel.lns.driver import Settings, solve_lns
@@ -186,6 +190,8 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
             flush()
 
     def should_stop() -> bool:
+        if stopped:
+            return True
         now = time.monotonic()
         if now - clock["report"] >= REPORT_EVERY:
             flush(beat=now - clock["beat"] >= HEARTBEAT)
@@ -195,7 +201,9 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
         if now - clock["share"] >= SHARE_POLL:
             clock["share"] = now
             read_shared()
-        return stop.is_set()
+        if stop.is_set():
+            stopped.append(True)
+        return bool(stopped)
 
     def read_shared() -> None:
         with contextlib.suppress(Exception):  # nothing shared yet, or the scheduler is busy
@@ -208,24 +216,56 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
     def shared_best() -> tuple[int, np.ndarray] | None:
         return (known["conflicts"], known["labels"]) if known else None
 
-    begin = np.asarray(start, dtype=np.int32) if start is not None else None
-    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, start=begin,
-                        settings=Settings(restart_from_best=True,
-                                          neighbourhood=neighbourhood, schedule=schedule),
-                        on_best=on_best,
-                        should_stop=should_stop, shared_best=shared_best)
+    stopped: list[bool] = []  # set once the hunt's stop flag is seen
+    settings = Settings(restart_from_best=True, neighbourhood=neighbourhood, schedule=schedule)
+    if descent is None:
+        outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed,
+                            start=np.asarray(start, dtype=np.int32) if start is not None
+                            else None, settings=settings, on_best=on_best,
+                            should_stop=should_stop, shared_best=shared_best)
+        outcomes = [outcome]
+    else:
+        outcomes = _fresh_descents(n, repair, time_limit, seed, settings, descent, on_best,
+                                   should_stop, lambda: bool(stopped))
+        outcome = min(outcomes, key=lambda o: o.best_conflicts)
     flush(beat=True)
     return {
         "seed": seed,
         "status": outcome.status,
         "conflicts": outcome.best_conflicts,
         "labels": [int(x) for x in outcome.best_labels],
-        "moves": outcome.moves,
-        "seconds": outcome.seconds,
+        "moves": sum(o.moves for o in outcomes),
+        "seconds": sum(o.seconds for o in outcomes),
         "cpu": process_cpu() - cpu0,
-        "restarts": outcome.restarts,
-        "repairs": sum(outcome.repairs.values()),
+        "restarts": sum(o.restarts for o in outcomes),
+        "repairs": sum(sum(o.repairs.values()) for o in outcomes),
+        "descents": len(outcomes),
     }
+
+
+# A descent's seeds: the worker's seed, then this far apart (the workers' seeds are adjacent)
+DESCENT_SEED_STRIDE = 1_000_003
+
+
+def _fresh_descents(n, repair, time_limit, seed, settings, descent, on_best, should_stop,
+                    hunt_stopped) -> list:
+    """Descents from random labels of `descent` CPU seconds each until the hunt stops, its
+    time is up or one solves; each restarts near its own best, not the hunt's."""
+    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
+
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    outcomes = []
+    while True:
+        began = process_cpu()
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        outcome = solve_lns(
+            n, repair, time_limit=left, seed=seed + DESCENT_SEED_STRIDE * len(outcomes),
+            settings=settings, on_best=on_best,
+            should_stop=lambda b=began: should_stop() or process_cpu() - b >= descent)
+        outcomes.append(outcome)
+        if (outcome.status == SOLVED or hunt_stopped()
+                or (deadline is not None and time.monotonic() >= deadline)):
+            return outcomes
 
 
 # -- the hunt ---------------------------------------------------------------------------------
@@ -240,6 +280,7 @@ class HuntResult:
     jobs: int
     scheduler: str
     moves: int = 0
+    descents: int = 0  # fresh descents run (--descent); 0 when the searches walk on
     solution_text: str | None = None
 
 
@@ -367,7 +408,7 @@ def plot_progress(rows: list[dict], n: int, image: Path) -> None:
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
              scheduler: str | None, repair: str = "sat", seed: int | None = None,
              say=lambda text: None, neighbourhood: str = "family",
-             schedule: str = "fixed") -> HuntResult:
+             schedule: str = "fixed", descent: float | None = None) -> HuntResult:
     """Hunt for `time_limit` seconds (None: until solved or interrupted).
 
     One hunt per state directory: it holds DIR/hunt.lock throughout (lock.Busy, naming the
@@ -386,12 +427,13 @@ def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None
 
     with hold(state_dir / LOCK_FILE, f"--state-dir {state_dir}", on_stale=stale):
         return _run_locked(n, state_dir, time_limit, jobs, scheduler, repair, seed, say,
-                           neighbourhood, schedule)
+                           neighbourhood, schedule, descent)
 
 
 def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
                 scheduler: str | None, repair: str, seed: int | None, say,
-                neighbourhood: str, schedule: str = "fixed") -> HuntResult:
+                neighbourhood: str, schedule: str = "fixed",
+                descent: float | None = None) -> HuntResult:
     from ilp_pyramid.extras import need
 
     need("distributed")
@@ -406,7 +448,10 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     resumed_from = best.conflicts if best else None
     start = None
     if best is not None:
-        if resumable(n, best.labels):
+        if descent is not None:
+            say(f"{state_dir / BEST_FILE} holds {best.conflicts} repeated cubes; fresh "
+                f"descents of {descent:g} CPU s each replace it only with a lower count")
+        elif resumable(n, best.labels):
             start = [int(x) for x in best.labels]
             say(f"resuming from {state_dir / BEST_FILE}: {best.conflicts} repeated cubes, "
                 f"{best.hunted_seconds / 60:.1f} min hunted so far")
@@ -417,7 +462,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     token = uuid.uuid4().hex[:12]
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     cluster = client = stop = None
-    moves = 0
+    moves = descents = 0
     if scheduler is None:
         jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
         check_limits(jobs)
@@ -453,7 +498,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
             budget = None if deadline is None else max(0.0, deadline - time.monotonic())
             futures = [client.submit(hunt_task, n, base_seed + i, start,
                                      budget, repair, token, neighbourhood, schedule,
-                                     pure=False,
+                                     descent, pure=False,
                                      key=f"bel-hunt-{token}-{i}")
                        for i in range(jobs)]
             say(f"hunting N={n} with {jobs} searches on {where}")
@@ -466,6 +511,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                         raise RuntimeError(f"a hunt worker failed: {future.exception()}")
                     result = future.result()
                     moves += result["moves"]
+                    descents += result.get("descents", 0)
                     hunt.take(result)
                 if hunt.solved_labels is not None or not futures:
                     break
@@ -481,6 +527,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                     future.cancel()
                     continue
                 moves += result["moves"]
+                descents += result.get("descents", 0)
                 hunt.take(result)
         except Overrun:
             say(f"the cluster did not finish within {OVERRUN_SECONDS:g} s of the time limit; "
@@ -501,7 +548,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     if output.lines and not overrun.fired:
         say(f"note: {output.summary()}")
     result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs or 0,
-                        scheduler or "local", moves)
+                        scheduler or "local", moves, descents=descents)
     if hunt.solved_labels is not None:
         solution = labels_to_solution(n, hunt.solved_labels)
         if not verify_solution(solution).valid:  # pragma: no cover - recounted above
@@ -600,6 +647,11 @@ def hunt(
         help="How each search walks: fixed (one walk at one temperature, restarts near the "
              "best) | tempering (replicas on a temperature ladder exchanging states) "
              "(docs/frontier.md)."),
+    descent: float = typer.Option(
+        None, "--descent", min=1.0,
+        help="CPU seconds of one fresh descent: each search starts from random labels and "
+             "begins anew every this many CPU seconds, instead of walking on near the saved "
+             "best (docs/frontier.md)."),
     plot: Path = typer.Option(None, "--plot",
                               help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
                                    "against CPU hours) into this PNG file."),
@@ -638,7 +690,7 @@ def hunt(
             err_console.print(text, markup=False)
 
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed, say=say,
-                      neighbourhood=neighbourhood, schedule=schedule)
+                      neighbourhood=neighbourhood, schedule=schedule, descent=descent)
     best = result.best
     if json_out:
         print_json({
@@ -652,6 +704,7 @@ def hunt(
             "jobs": result.jobs,
             "scheduler": result.scheduler,
             "moves": result.moves,
+            "descents": result.descents,
             "state_dir": str(state_dir),
             "best_file": str(state_dir / BEST_FILE),
             "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
