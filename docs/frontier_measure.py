@@ -4,11 +4,11 @@
     python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
-near the best), tempering (the same walk as replicas on a temperature ladder), tabu-K (the
-fixed walk where a line may not take back a label it left in the last K moves drawn). The dual walk
+near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
 and the alternation were measured with this script as of commit 85b9651 (methods dual and
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
-commit ebb417c (method late-L there), deleted with its schedule.
+commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
+(method tabu-K there), deleted with its tenure.
 n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
 verified solution, or null past the budget. Every figure is CPU time, so runs side by side
 on a shared machine stay comparable; the load average is recorded before and after.
@@ -25,7 +25,7 @@ from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start, tenure=0):
+def run_line_walk(n, schedule, seed, budget, start):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
@@ -33,8 +33,7 @@ def run_line_walk(n, schedule, seed, budget, start, tenure=0):
         reached.setdefault(int(count), round(cpu() - began, 1))
 
     outcome = solve_lns(n, seed=seed, start=start, on_best=on_best,
-                        settings=Settings(restart_from_best=n >= 6, schedule=schedule,
-                                          tabu_tenure=tenure),
+                        settings=Settings(restart_from_best=n >= 6, schedule=schedule),
                         should_stop=lambda: cpu() - began > budget)
     row = {"best": outcome.best_conflicts, "moves": outcome.moves,
            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1),
@@ -58,8 +57,6 @@ def main() -> None:
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
         row = run_line_walk(n, method, seed, budget, start)
-    elif method.startswith("tabu-"):
-        row = run_line_walk(n, "fixed", seed, budget, start, int(method[5:]))
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,

@@ -141,26 +141,3 @@ def test_the_partner_pools_hold_exactly_the_lines_of_each_length_and_label():
                 expected = np.flatnonzero((a.line_len == length) & (search.labels == label))
                 assert sorted(held.tolist()) == expected.tolist()
                 assert all(pos[line] == at for at, line in enumerate(held))
-
-
-def _returns_without_a_new_best(tenure: int, p_single: float) -> int:
-    """Moves, made one call at a time at N=4, in which a line took back a label it had
-    left earlier without the walk reaching a new best."""
-    search = LocalSearch(4, random_labels(4, np.random.default_rng(5)), seed=5)
-    left: list[set[int]] = [set() for _ in range(len(search.labels))]
-    returns = 0
-    for _ in range(6_000):
-        before, best = search.labels.copy(), search.best
-        search.run(1, temperature=0.6, p_single=p_single, tenure=tenure)
-        for line in np.flatnonzero(search.labels != before):
-            if int(search.labels[line]) in left[line] and search.conflicts >= best:
-                returns += 1
-            left[line].add(int(before[line]))
-        assert search.conflicts == conflicts_of(4, search.labels)
-    return returns
-
-
-@pytest.mark.parametrize("p_single", [1.0, 0.0])
-def test_a_tabu_line_does_not_take_back_a_label_it_left_unless_for_a_new_best(p_single):
-    assert _returns_without_a_new_best(tenure=0, p_single=p_single) > 0
-    assert _returns_without_a_new_best(tenure=10**9, p_single=p_single) == 0

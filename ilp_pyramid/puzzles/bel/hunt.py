@@ -20,7 +20,8 @@ import signal
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -239,7 +240,8 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
         "cpu": process_cpu() - cpu0,
         "restarts": sum(o.restarts for o in outcomes),
         "repairs": sum(sum(o.repairs.values()) for o in outcomes),
-        "descents": len(outcomes),
+        "descent_bests": ([o.best_conflicts for o in outcomes] if descent is not None
+                          else []),
     }
 
 
@@ -280,7 +282,8 @@ class HuntResult:
     jobs: int
     scheduler: str
     moves: int = 0
-    descents: int = 0  # fresh descents run (--descent); 0 when the searches walk on
+    # the best count of every fresh descent run (--descent); empty when the searches walk on
+    descent_bests: list[int] = field(default_factory=list)
     solution_text: str | None = None
 
 
@@ -449,8 +452,9 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     start = None
     if best is not None:
         if descent is not None:
-            say(f"{state_dir / BEST_FILE} holds {best.conflicts} repeated cubes; fresh "
-                f"descents of {descent:g} CPU s each replace it only with a lower count")
+            say(f"{state_dir / BEST_FILE} holds {best.conflicts} repeated "
+                f"cube{'' if best.conflicts == 1 else 's'}; fresh descents of {descent:g} CPU "
+                f"s each replace it only with a lower count")
         elif resumable(n, best.labels):
             start = [int(x) for x in best.labels]
             say(f"resuming from {state_dir / BEST_FILE}: {best.conflicts} repeated cubes, "
@@ -462,7 +466,8 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     token = uuid.uuid4().hex[:12]
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     cluster = client = stop = None
-    moves = descents = 0
+    moves = 0
+    descent_bests: list[int] = []
     if scheduler is None:
         jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
         check_limits(jobs)
@@ -511,7 +516,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                         raise RuntimeError(f"a hunt worker failed: {future.exception()}")
                     result = future.result()
                     moves += result["moves"]
-                    descents += result.get("descents", 0)
+                    descent_bests += result.get("descent_bests", [])
                     hunt.take(result)
                 if hunt.solved_labels is not None or not futures:
                     break
@@ -527,7 +532,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                     future.cancel()
                     continue
                 moves += result["moves"]
-                descents += result.get("descents", 0)
+                descent_bests += result.get("descent_bests", [])
                 hunt.take(result)
         except Overrun:
             say(f"the cluster did not finish within {OVERRUN_SECONDS:g} s of the time limit; "
@@ -548,7 +553,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     if output.lines and not overrun.fired:
         say(f"note: {output.summary()}")
     result = HuntResult(n, "timeout", hunt.best, resumed_from, hunt.elapsed(), jobs or 0,
-                        scheduler or "local", moves, descents=descents)
+                        scheduler or "local", moves, descent_bests=descent_bests)
     if hunt.solved_labels is not None:
         solution = labels_to_solution(n, hunt.solved_labels)
         if not verify_solution(solution).valid:  # pragma: no cover - recounted above
@@ -662,8 +667,9 @@ def hunt(
 
     The best state is kept in STATE_DIR/best.json; a restarted hunt resumes from it, and
     STATE_DIR/progress.jsonl logs the best count against CPU time (see --plot). The searches
-    share their best state: a stalled one restarts near the hunt's best. A verified solution
-    is written to STATE_DIR/solution.txt (docs/hybrid.md).
+    share their best state: a stalled one restarts near the hunt's best (with --descent they
+    run fresh descents instead, and only a lower count replaces the saved state). A verified
+    solution is written to STATE_DIR/solution.txt (docs/hybrid.md).
     Exit codes: 0 solved (or plotted), 2 bad input, 3 stopped by --time-limit without a
     solution, 130 interrupted (the best state is kept).
     """
@@ -704,7 +710,10 @@ def hunt(
             "jobs": result.jobs,
             "scheduler": result.scheduler,
             "moves": result.moves,
-            "descents": result.descents,
+            "descents": len(result.descent_bests),
+            # best count -> how many fresh descents ended there
+            "descent_bests": {str(k): v for k, v in
+                              sorted(Counter(result.descent_bests).items())},
             "state_dir": str(state_dir),
             "best_file": str(state_dir / BEST_FILE),
             "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
@@ -717,6 +726,10 @@ def hunt(
                       f"{(best.hunted_seconds if best else 0) / 60:.1f} min hunted in total "
                       f"({(best.cpu_seconds if best else 0) / 3600:.2f} CPU hours); "
                       f"saved in {state_dir / BEST_FILE}")
+        if result.descent_bests:
+            console.print(f"{len(result.descent_bests)} fresh descents; their best counts: "
+                          + ", ".join(f"{k} x{v}" for k, v in
+                                      sorted(Counter(result.descent_bests).items())))
         if result.solution_text:
             console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
             console.print(result.solution_text, end="", markup=False)

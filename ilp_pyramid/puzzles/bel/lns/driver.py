@@ -79,9 +79,6 @@ class Settings:
     # (~25 ms at N=5) where the walk's next new state costs 0.5-1 s of moves
     z_kicks: int | None = None
     ladder: tuple[float, ...] = (0.25, 0.3, 0.37, 0.45)
-    # a line may not take back a label it left in the last `tabu_tenure` moves drawn, unless
-    # that makes a new best (0: no tabu)
-    tabu_tenure: int = 0
     segment: int = 25_000
 
     def region_level(self, n: int) -> int:
@@ -271,7 +268,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         repairing = family_ok or region_ok
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
                    stop_at=max(level, region_level) if repairing else -1,
-                   p_scan=settings.p_scan, p_single=single, tenure=settings.tabu_tenure)
+                   p_scan=settings.p_scan, p_single=single)
         if search.best < best:
             best = search.best
             best_labels = search.best_labels.copy()

@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
-SC_CONFLICTS, SC_NCONF, SC_NMISS, SC_CLOCK = 0, 1, 2, 3
+SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
 
 def _kernel(**options):
@@ -90,7 +90,7 @@ def _list_remove(items, pos, sc, slot, k):
 @_kernel(inline="always")
 def _remove_cell(c, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched, tabu) = state
+     pool_size, pool_pos, shift, touched) = state
     k = cellcube[c]
     m = cnt[k] - 1
     p = bpos[c]
@@ -109,7 +109,7 @@ def _remove_cell(c, state):
 @_kernel(inline="always")
 def _add_cell(c, k, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched, tabu) = state
+     pool_size, pool_pos, shift, touched) = state
     m = cnt[k]
     if m == 0:
         _list_remove(miss, miss_pos, sc, SC_NMISS, k)
@@ -217,7 +217,7 @@ def init_state(geom, state):
     """Recompute every count from lab (after a restart or a repair)."""
     cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched, tabu) = state
+     pool_size, pool_pos, shift, touched) = state
     cnt[:] = 0
     conf_pos[:] = -1
     miss_pos[:] = -1
@@ -291,19 +291,16 @@ def _target_label(rng, c, i, p, geom, state, labels):
 def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
-    params = [temperature, p_target, p_triple, p_scan, p_single, tenure]: with tenure > 0 a
-    line may not take back a label it left in the last `tenure` moves drawn, unless that
-    gives a new best (tabu search around the walk).
+    params = [temperature, p_target, p_triple, p_scan, p_single].
     Returns (best conflicts, moves made)."""
     cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched, tabu) = state
+     pool_size, pool_pos, shift, touched) = state
     temperature = params[0]
     p_target = params[1]
     p_triple = params[2]
     p_scan = params[3]
     p_single = params[4]
-    tenure = np.int64(params[5])
     num_lines = lab.shape[0]
     made = 0
     for _ in range(moves):
@@ -311,7 +308,6 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
         if cur == 0:
             break
         made += 1
-        sc[SC_CLOCK] += 1
         k = conf[_below(rng, sc[SC_NCONF])]
         c = bucket[k, _below(rng, cnt[k])]
         i = cell_line[c, _below(rng, 3)]
@@ -370,24 +366,13 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
             delta = sc[SC_CONFLICTS] - cur
         else:
             delta = _delta(i, q, j, j2, p, geom, state)
-        if tenure > 0 and lab[i] != q and cur + delta >= best:
-            now = sc[SC_CLOCK]
-            if (tabu[i * labels + q] > now or (j >= 0 and tabu[j * labels + p] > now)
-                    or (j2 >= 0 and tabu[j2 * labels + p] > now)):
-                continue  # tabu: a line takes back a label it left lately, for no new best
         if delta <= 0 or _uniform(rng) < math.exp(-delta / temperature):
             if lab[i] != q:
                 _set_label(i, q, geom, state)
-                if tenure > 0:
-                    tabu[i * labels + p] = sc[SC_CLOCK] + tenure
                 if j >= 0:
                     _set_label(j, p, geom, state)
-                    if tenure > 0:
-                        tabu[j * labels + q] = sc[SC_CLOCK] + tenure
                 if j2 >= 0:
                     _set_label(j2, p, geom, state)
-                    if tenure > 0:
-                        tabu[j2 * labels + q] = sc[SC_CLOCK] + tenure
             if sc[SC_CONFLICTS] < best:
                 best = sc[SC_CONFLICTS]
                 for t in range(num_lines):
@@ -469,14 +454,13 @@ class LocalSearch:
             np.full(cubes, -1, np.int32),  # conf_pos
             np.zeros(cubes, np.int32),  # miss
             np.full(cubes, -1, np.int32),  # miss_pos
-            np.zeros(4, np.int64),  # sc (and the clock, moves ever drawn)
+            np.zeros(3, np.int64),  # sc
             np.array([rng_word], np.uint64),  # rng
             np.zeros(((max_len + 1) * a.num_labels, a.num_lines), np.int32),  # pool
             np.zeros((max_len + 1) * a.num_labels, np.int32),  # pool_size
             np.zeros(a.num_lines, np.int32),  # pool_pos
             np.zeros(cubes, np.int32),  # shift: a weighed move's change per cube
             np.zeros(6 * max_len, np.int32),  # touched: the cubes a weighed move changes
-            np.zeros(a.num_lines * a.num_labels, np.int64),  # tabu: clock a (line, label) is free
         )
         self.best_labels = self.state[0].copy()
         self.best = int(init_state(self.geom, self.state))
@@ -498,11 +482,10 @@ class LocalSearch:
 
     def run(self, moves: int, temperature: float, p_target: float = 0.5,
             p_triple: float = 0.2, stop_at: int = 0, p_scan: float = 0.0,
-            p_single: float = 0.0, tenure: int = 0) -> int:
+            p_single: float = 0.0) -> int:
         """Up to `moves` moves, or until a move leaves at most `stop_at` repeated cubes;
         returns the best number of repeated cubes so far."""
-        params = np.array([temperature, p_target, p_triple, p_scan, p_single, tenure],
-                          dtype=np.float64)
+        params = np.array([temperature, p_target, p_triple, p_scan, p_single], dtype=np.float64)
         best, made = run_moves(self.geom, self.state, self.best_labels, self.best, int(moves),
                                self.num_labels, params, int(stop_at))
         self.best = int(best)
