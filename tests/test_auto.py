@@ -121,6 +121,21 @@ def test_no_solution_under_the_tables_hypotheses_hands_over_to_the_search(cli, m
     assert text.code == 0 and "verified" in text.out and "infeasible" not in text.out
 
 
+def test_a_hand_over_that_runs_out_of_time_returns_the_timeout_code(capfd):
+    # The search answers as the command would, and its exit code comes back as a value, so
+    # the quick path (no Typer) and the Typer command end alike.
+    from types import SimpleNamespace
+
+    engine = auto.parse_engine("exact:cadical:XStep+YStep")
+    ruled_out = SimpleNamespace(build_seconds=0.1, solve_seconds=0.1)
+    code = auto.hand_over(6, engine, ruled_out, 1.2, 1, None, True)
+    assert code == 3
+    out, err = capfd.readouterr()
+    data = json.loads(out)
+    assert data["status"] == "timeout" and data["ruled_out"]["hypotheses"] == ["XStep", "YStep"]
+    assert "takes over" in err
+
+
 def test_an_engine_on_a_hypothesis_names_it_beside_its_verified_solution(cli):
     n = next(n for n in sorted(auto.CHOICES) if auto.choose(n).hypotheses)
     result = cli("solve", n, "--json")

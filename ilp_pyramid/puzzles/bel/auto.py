@@ -137,8 +137,9 @@ def named(outcome, engine: Engine):
 
 def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
             output: Path | None, json_out: bool, jobs: int = 1,
-            json_extra: dict | None = None) -> None:
-    """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too."""
+            json_extra: dict | None = None) -> int:
+    """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too.
+    Returns the exit code."""
     from ilp_pyramid.cli_common import console
     from ilp_pyramid.puzzles.bel.lns.command import run_lns_command
 
@@ -147,8 +148,9 @@ def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
                "dlx": "Dancing Links"}.get(engine.solver, "")
         console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
                       f"(exact-cover repairs by {how}; table: solve --help)")
-    run_lns_command(n, engine.solver, time_limit, seed, output, json_out, jobs=jobs,
-                    json_extra={"method": "auto", "engine": engine.name, **(json_extra or {})})
+    extra = {"method": "auto", "engine": engine.name, **(json_extra or {})}
+    return run_lns_command(n, engine.solver, time_limit, seed, output, json_out, jobs=jobs,
+                           json_extra=extra)
 
 
 def hands_over(engine: Engine | None, outcome) -> bool:
@@ -160,10 +162,10 @@ def hands_over(engine: Engine | None, outcome) -> bool:
 
 
 def hand_over(n: int, engine: Engine, outcome, time_limit: float | None, seed: int | None,
-              output: Path | None, json_out: bool) -> None:
+              output: Path | None, json_out: bool) -> int:
     """After hands_over(engine, outcome): the hybrid search of fallback(n) with the time that
-    is left, racing as `solve` races at N; what it finds is the answer (exit 0, or 3 at the
-    time limit, never 1)."""
+    is left, racing as `solve` races at N; what it finds is the answer. Returns the exit code
+    (0, or 3 at the time limit, never 1)."""
     from ilp_pyramid.machine import cores
 
     other = fallback(n)
@@ -172,8 +174,9 @@ def hand_over(n: int, engine: Engine, outcome, time_limit: float | None, seed: i
           file=sys.stderr, flush=True)
     spent = outcome.build_seconds + outcome.solve_seconds
     left = None if time_limit is None else max(0.0, time_limit - spent)
-    run_lns(n, other, left, seed, output, json_out, race_jobs(n, cores()),
-            json_extra={"ruled_out": {"engine": engine.name, "hypotheses": engine.hypotheses}})
+    ruled_out = {"engine": engine.name, "hypotheses": engine.hypotheses}
+    return run_lns(n, other, left, seed, output, json_out, race_jobs(n, cores()),
+                   json_extra={"ruled_out": ruled_out})
 
 
 # -- re-deriving the table ------------------------------------------------------------------

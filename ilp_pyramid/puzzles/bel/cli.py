@@ -266,10 +266,11 @@ def solve(
             fail(f"{', '.join(given)} applies to --method exact only "
                  f"(--method lns takes --repair, --jobs, --seed, --time-limit)")
         jobs = jobs or auto.race_jobs(n, cores())
-        if engine is not None:
-            auto.run_lns(n, engine, time_limit, seed, output, json_out, jobs)
-        else:
-            run_lns_command(n, repair, time_limit, seed, output, json_out, jobs=jobs)
+        code = (auto.run_lns(n, engine, time_limit, seed, output, json_out, jobs)
+                if engine is not None else
+                run_lns_command(n, repair, time_limit, seed, output, json_out, jobs=jobs))
+        if code:
+            raise typer.Exit(code)
         return
     if jobs is not None:
         fail("--jobs applies to --method lns only (--method exact takes --threads)")
@@ -286,7 +287,9 @@ def solve(
     strategies = list(engine.strategies) if engine else chosen_strategies(strategy, solver)
     outcome = run_exact(n, solver, formulation, options, card, strategies, engine, json_out)
     if auto.hands_over(engine, outcome):
-        auto.hand_over(n, engine, outcome, time_limit, seed, output, json_out)
+        code = auto.hand_over(n, engine, outcome, time_limit, seed, output, json_out)
+        if code:
+            raise typer.Exit(code)
         return
     report(outcome, json_out, output, Pictures(png, html, cubes, cubes_csv))
 

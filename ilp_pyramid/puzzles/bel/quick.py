@@ -56,15 +56,9 @@ def run(args: list[str]) -> int | None:
 
 def _hand_over(n: int, engine, outcome: runner.BelRun, json_out: bool) -> int:
     """auto.hand_over from here: the hybrid search prints the answer; its exit code."""
-    import click
-
     from ilp_pyramid.puzzles.bel import auto
 
-    try:
-        auto.hand_over(n, engine, outcome, None, None, None, json_out)
-    except click.exceptions.Exit as done:  # how the search's command ends on a timeout
-        return done.exit_code
-    return 0
+    return auto.hand_over(n, engine, outcome, None, None, None, json_out)
 
 
 def run_exact(n: int, solver: str, formulation: str, options: SolveOptions, card: str | None,

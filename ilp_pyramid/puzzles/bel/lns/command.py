@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import typer
-
 from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
     console,
@@ -93,10 +91,12 @@ def run_search(n: int, repair: str, time_limit: float | None, seed: int | None, 
 def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | None,
                     output: Path | None, json_out: bool,
                     on_progress: Callable[[int, float], None] | None = None, jobs: int = 1,
-                    json_extra: dict | None = None) -> None:
-    """The command's body. `on_progress(best, elapsed)`: called after every chunk of moves with
-    the fewest repeated cubes so far and the seconds since the start (for a caller's display).
-    `jobs` > 1: that many searches race (lns/race.py); `json_extra`: keys added to --json."""
+                    json_extra: dict | None = None) -> int:
+    """The command's body; returns its exit code (0 solved, 3 time limit), for the Typer
+    command to raise and the quick path (no Typer) to return. `on_progress(best, elapsed)`:
+    called after every chunk of moves with the fewest repeated cubes so far and the seconds
+    since the start (for a caller's display). `jobs` > 1: that many searches race
+    (lns/race.py); `json_extra`: keys added to --json."""
     from ilp_pyramid.puzzles.bel.geometry import cell_count
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED
 
@@ -133,8 +133,7 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
                           f"best state had {outcome.best_conflicts} repeated cubes")
     if outcome.solution is not None:
         write_output(output, outcome.solution.to_drawing())
-    if outcome.status != SOLVED:
-        raise typer.Exit(EXIT_TIMEOUT)
+    return 0 if outcome.status == SOLVED else EXIT_TIMEOUT
 
 
 def race_json(race) -> dict:
