@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import SolveOptions, Status
+    from ilp_pyramid.backends.solvers import Solver
     from ilp_pyramid.bench.api import run_bench
     from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Puzzle, Result, solve
 
@@ -34,12 +35,14 @@ _LAZY = {
     "Status": "ilp_pyramid.backends.base",
     "SolveOptions": "ilp_pyramid.backends.base",
     "InputError": "ilp_pyramid.errors",
+    "Solver": "ilp_pyramid.backends.solvers",
     "Infeasible": "ilp_pyramid.protocol",
     "run_bench": "ilp_pyramid.bench.api",
 }
 
-__all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result",
-           "SolveOptions", "Status", "puzzle", "puzzle_names", "run_bench", "solve", "solvers"]
+__all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result", "SolveOptions",
+           "Solver", "Status", "puzzle", "puzzle_names", "run_bench", "solve", "solver",
+           "solvers"]
 
 
 def puzzle(name: str) -> Puzzle:
@@ -57,18 +60,18 @@ def puzzle_names() -> list[str]:
 
 
 def solvers() -> list[str]:
-    """Every solver name `solve` takes here (the MIP and SAT solvers, cpsat, dlx)."""
-    from ilp_pyramid import backends
+    """Every solver name `solve` takes here: the solver table's lines that are installed."""
+    from ilp_pyramid.backends import solvers as table
 
-    return [name for name in [*backends.all_solvers(), backends.DLX]
-            if _installed(backends, name)]
+    return table.names(installed=True, aliases=False)
 
 
-def _installed(backends, name: str) -> bool:
-    from ilp_pyramid import extras
+def solver(name: str) -> Solver:
+    """The solver called `name` (an alias too), resolved once: its `name`, `family`,
+    `forms`, `extra`, `installed`, and `solve(form, what, options)`; InputError if unknown."""
+    from ilp_pyramid.backends import solvers as table
 
-    need = {"scip": "pyscipopt", "gurobi": "gurobipy", "cpsat": "ortools"}.get(name)
-    return need is None or extras.available(need)
+    return table.solver(name)
 
 
 def __getattr__(name: str):

@@ -94,17 +94,11 @@ def like(option: Any, **changes: Any) -> Any:
 
 
 def solver_names(*families: str) -> str:
-    """'highs | cbc | ...' for help texts, from the backends' registries (a solver added
-    there shows in every help at once). Families: mip, sat, cpsat, dlx."""
-    from ilp_pyramid.backends import CPSAT, DLX
-    from ilp_pyramid.backends.mip import MIP_SOLVERS
-    from ilp_pyramid.backends.sat import ALIASES, SAT_SOLVERS
+    """'highs | cbc | ...' for help texts, from the one solver table (a solver added there
+    shows in every help at once; nothing is imported). Families: mip, sat, cp, dlx."""
+    from ilp_pyramid.backends.solvers import listing
 
-    # The SAT registry itself, not sat.solver_names(): that asks python-sat which of them
-    # are built, an import a help text should not cost.
-    names = {"mip": list(MIP_SOLVERS), "sat": list(ALIASES) + list(SAT_SOLVERS),
-             "cpsat": [CPSAT], "dlx": [DLX]}
-    return " | ".join(name for family in families for name in names[family])
+    return listing(*("cp" if f == "cpsat" else f for f in families))
 
 
 def solve_options(time_limit: float | None, threads: int | None, seed: int | None,

@@ -2,8 +2,12 @@
 
 A puzzle is an object (each puzzle package exposes one as `PUZZLE`, listed by name in
 `ilp_pyramid.puzzles.REGISTRY`) that turns its own instances into solver *forms* and reads
-the answers back; it never asks which family a solver belongs to. `solve` below picks the
-form: the first of the solver's forms (`backends.forms_for`) that the puzzle builds.
+the answers back; it never asks which family a solver belongs to. `solve` below is the one
+solve path of every puzzle, whoever calls it (the CLI's `solve`, the Python API, the bench's
+solve processes, the workbench): it resolves the solver once (`backends.solvers.solver`),
+picks the form (the first of the solver's forms that the puzzle builds), builds the model
+with the puzzle's own options, solves, decodes, verifies, and lets the puzzle finish
+(`after`: a cross-check, a plan of moves) and add its own keys to the JSON (`json_keys`).
 
     >>> from ilp_pyramid import protocol, puzzles
     >>> bel = puzzles.get("bel")
@@ -11,8 +15,8 @@ form: the first of the solver's forms (`backends.forms_for`) that the puzzle bui
     >>> result.status, result.form
     (<Status.SOLVED: 'solved'>, 'mip')
 
-Data flows one way: instance -> `model(instance, form)` -> backend `Result` ->
-`Model.decode` -> solution -> `verify` (the independent checker) -> `render`.
+Data flows one way: instance -> `model(instance, form, **options)` -> backend `Result` ->
+`Model.decode` -> solution -> `verify` (the independent checker) -> `after` -> `render`.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ilp_pyramid import backends
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.solvers import Solver
 from ilp_pyramid.errors import InputError
 
 # The forms a backend takes (backends/__init__.py): a PuLP problem, CNF clauses, exact-cover
@@ -44,11 +50,24 @@ class Model:
     `form` is what `backends.solve` takes (a `pulp.LpProblem` for "mip", a list of clauses or
     a pysat CNF for "cnf", a `backends.ExactCoverForm`, a `cpsat.BoolModel`); `decode` turns
     the backend's `Result` (values, model literals or rows) into the puzzle's solution.
+
+    `variables` and `constraints` (clauses of a CNF, rows of an exact cover) give its size,
+    `build_seconds` what building it took. `hypotheses` name what the model assumes beyond
+    the puzzle (a strategy that is not proved to lose no solution): an `infeasible` answer
+    then holds only under them, and says so. `keys` are what the puzzle reports of the model
+    in `--json` (its formulation, strategies...). `run`, where set, solves the model in its
+    own rounds (a model that adds cuts between solves) instead of one `backends.solve`.
     """
 
     kind: str
     form: Any
     decode: Callable[[BackendResult], Any]
+    build_seconds: float = 0.0
+    variables: int = 0
+    constraints: int = 0
+    hypotheses: tuple[str, ...] = ()
+    keys: dict[str, Any] = field(default_factory=dict)
+    run: Callable[[Solver, SolveOptions], BackendResult] | None = None
 
 
 @dataclass
@@ -72,7 +91,9 @@ class Result:
     """What solving a puzzle instance gave: one `Status`, and a verified solution or none.
 
     `detail` says why, where the puzzle knows more than the status (e.g. which rule an
-    unsolvable input breaks); it never replaces the status.
+    unsolvable input breaks); it never replaces the status. `seconds` is the whole path
+    (build, solve, decode, check, the puzzle's `after`); `build_seconds` and `solve_seconds`
+    its two big parts. `keys` are the puzzle's own `--json` keys (`Puzzle.json_keys`).
     """
 
     puzzle: str
@@ -85,6 +106,22 @@ class Result:
     backend: BackendResult | None = None  # the solver's own answer (values, literals, rows)
     instance: Any = field(default=None, repr=False)
     puzzle_object: Any = field(default=None, repr=False)  # draws the solution in a notebook
+    model: Model | None = field(default=None, repr=False)
+    build_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    keys: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def variables(self) -> int:
+        return self.model.variables if self.model is not None else 0
+
+    @property
+    def constraints(self) -> int:
+        return self.model.constraints if self.model is not None else 0
+
+    @property
+    def hypotheses(self) -> tuple[str, ...]:
+        return self.model.hypotheses if self.model is not None else ()
 
     @property
     def solved(self) -> bool:
@@ -97,9 +134,11 @@ class Result:
         return self.puzzle_object.render(self.instance, self.solution, fmt)
 
     def to_json(self) -> dict:
-        return {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
-                "form": self.form, "seconds": round(self.seconds, 4),
-                **({"detail": self.detail} if self.detail else {})}
+        """The common keys every puzzle's `solve --json` carries, then the puzzle's own."""
+        common = {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
+                  "form": self.form, "seconds": round(self.seconds, 4),
+                  **({"detail": self.detail} if self.detail else {})}
+        return {**common, **{k: v for k, v in self.keys.items() if k not in common}}
 
     def __str__(self) -> str:
         text = f"{self.puzzle}: {self.status} by {self.solver} ({self.form}) in " \
@@ -134,7 +173,11 @@ class Puzzle(Protocol):
     """What every puzzle provides. Optional extras, looked up with `getattr`: `optimizes`
     (True: the puzzle asks for an optimum, so an unproved one is a timeout), `generate(size,
     seed, planted) -> instance`, `count(instance, options) -> int`, `bench_cases(sizes)`,
-    `bench_fits(params, solver) -> bool` (which bench grid points the puzzle has)."""
+    `bench_fits(params, solver) -> bool` (which bench grid points the puzzle has),
+    `after(instance, result, options, **after_options) -> Result` (finishes a verified
+    result: a cross-check, moves; or explains a status), `json_keys(instance, result) ->
+    dict` (the puzzle's own `solve --json` keys; default: "solution", `to_json`'s output),
+    `summary(instance, result) -> str` (the text `solve` prints under the picture)."""
 
     name: str  # the CLI group and registry key, e.g. "insanity"
     title: str  # one line for --help
@@ -146,9 +189,10 @@ class Puzzle(Protocol):
     def default(self) -> Any:
         """The instance `solve` takes when given none (InputError if there is none)."""
 
-    def model(self, instance: Any, form: str) -> Model:
-        """`instance` as a solver form of kind `form` (one of `forms`); `Infeasible` when
-        the puzzle proves, without a solver, that the instance has no solution."""
+    def model(self, instance: Any, form: str, **options: Any) -> Model:
+        """`instance` as a solver form of kind `form` (one of `forms`), shaped by the
+        puzzle's own `options` (a formulation, an encoding...); `Infeasible` when the puzzle
+        proves, without a solver, that the instance has no solution."""
 
     def verify(self, instance: Any, solution: Any) -> list[str]:
         """Why `solution` does not solve `instance`, by independent code; [] when it does."""
@@ -163,60 +207,113 @@ class Puzzle(Protocol):
         """(instance, solution) from `to_json`'s output; InputError if malformed."""
 
 
-def pick_form(puzzle: Puzzle, solver: str) -> str:
+def pick_form(puzzle: Puzzle, solver: str | Solver) -> str:
     """The first form `solver` takes that `puzzle` builds; InputError if there is none."""
-    from ilp_pyramid import backends
-
-    takes = backends.forms_for(solver)
-    for form in takes:
-        if form in puzzle.forms:
-            return form
-    raise InputError(f"{puzzle.name} has no model that {solver!r} takes "
-                     f"({solver} takes {', '.join(takes)}; {puzzle.name} builds "
-                     f"{', '.join(puzzle.forms)})")
+    return backends.first_form(solver, puzzle.forms, puzzle.name)
 
 
-def solve(puzzle: Puzzle, instance: Any, solver: str = "highs",
+def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "highs",
           options: SolveOptions | None = None, form: str | None = None,
-          model: Model | None = None) -> Result:
+          model: Model | None = None, after: dict[str, Any] | None = None,
+          **model_options: Any) -> Result:
     """Solve one instance: build the form the solver takes (or take `model`, one built
-    with `puzzle.model` and changed by the caller), solve, decode, verify.
+    with `puzzle.model` and changed by the caller), solve, decode, verify, finish.
 
-    A solution the independent checker rejects is an `error` result, never a solution.
+    `puzzle` is a Puzzle or its name; `instance` None is the puzzle's default; `solver` a
+    name or a `backends.solvers.Solver`; `model_options` go to `puzzle.model` (e.g. Bel's
+    `formulation`), `after` to the puzzle's `after` hook (e.g. the views cross-check). A
+    solution the independent checker rejects is an `error` result, never a solution.
+    InputError (one line) for anything malformed in the call.
     """
-    from ilp_pyramid import backends
-
-    options = options or SolveOptions()
-    form = model.kind if model is not None else form or pick_form(puzzle, solver)
+    puzzle = _puzzle(puzzle)
+    instance = puzzle.default() if instance is None else instance
+    options = _options(options)
+    entry = backends.require(solver)
+    form = model.kind if model is not None else form or pick_form(puzzle, entry)
+    if not entry.takes(form):
+        raise InputError(f"{entry.name} does not take a {form} model (it takes "
+                         f"{', '.join(entry.forms)})")
     start = time.perf_counter()
+    base = {"instance": instance, "puzzle_object": puzzle}
     try:
-        model = model or puzzle.model(instance, form)
+        model = model or puzzle.model(instance, form, **model_options)
     except Infeasible as exc:
-        return Result(puzzle.name, Status.INFEASIBLE, solver, form,
-                      time.perf_counter() - start, detail=str(exc), instance=instance,
-                      puzzle_object=puzzle)
-    answer = backends.solve(model.form, solver, options)
-    seconds = time.perf_counter() - start
-    done = {"backend": answer, "instance": instance, "puzzle_object": puzzle}
-    if not answer.has_solution:
-        return Result(puzzle.name, answer.status, solver, form, seconds, detail=answer.message,
-                      **done)
+        return _finish(puzzle, Result(puzzle.name, Status.INFEASIBLE, entry.name, form,
+                                      time.perf_counter() - start, detail=str(exc), **base),
+                       options, after)
+    built = time.perf_counter() - start
+    answer = model.run(entry, options) if model.run is not None else \
+        backends.solve(model.form, entry, options)
+    result = Result(puzzle.name, answer.status, entry.name, form, 0.0, backend=answer,
+                    model=model, build_seconds=model.build_seconds or built,
+                    solve_seconds=answer.seconds, detail=answer.message, **base)
+    if answer.has_solution:
+        _decode_and_check(puzzle, instance, model, answer, result)
+    result.seconds = time.perf_counter() - start
+    return _finish(puzzle, result, options, after)
+
+
+def _decode_and_check(puzzle: Puzzle, instance: Any, model: Model, answer: BackendResult,
+                      result: Result) -> None:
+    """The answer decoded and checked by independent code: a solution, or an error."""
     try:
         solution = model.decode(answer)
     except InputError as exc:  # the solver's answer, not the user's input, is at fault
-        return Result(puzzle.name, Status.ERROR, solver, form, seconds,
-                      detail=f"the solver's answer does not decode: {exc}", **done)
+        result.status, result.detail = Status.ERROR, \
+            f"the solver's answer does not decode: {exc}"
+        return
     problems = puzzle.verify(instance, solution)
     if problems:
-        return Result(puzzle.name, Status.ERROR, solver, form, seconds,
-                      detail="the solver's answer fails the check: " + "; ".join(problems[:3]),
-                      **done)
+        result.status, result.detail = Status.ERROR, \
+            "the solver's answer fails the check: " + "; ".join(problems[:3])
+        return
     # A limit that stopped the proof of optimality: a puzzle that asks for the optimum
     # (`optimizes`) has no answer yet, a feasibility puzzle has its solution.
-    status = Status.SOLVED
+    result.status, result.detail = Status.SOLVED, ""
     if answer.status is Status.FEASIBLE and getattr(puzzle, "optimizes", False):
-        status = Status.TIMEOUT
-    return Result(puzzle.name, status, solver, form, seconds, solution=solution, **done)
+        result.status = Status.TIMEOUT
+        result.detail = "a solution, but the optimum was not proved within the time limit"
+    result.solution = solution
+
+
+def _finish(puzzle: Puzzle, result: Result, options: SolveOptions,
+            after: dict[str, Any] | None) -> Result:
+    """The puzzle's `after` hook, then its JSON keys; the clock covers both."""
+    hook = getattr(puzzle, "after", None)
+    began = time.perf_counter()
+    if hook is not None:
+        result = hook(result.instance, result, options, **(after or {}))
+    elif after:
+        raise InputError(f"{puzzle.name} takes no options after the solve "
+                         f"({', '.join(after)})")
+    if result.status is Status.INFEASIBLE and result.hypotheses and not result.detail:
+        result.detail = "under the hypotheses " + ", ".join(result.hypotheses)
+    keys = getattr(puzzle, "json_keys", None)
+    if keys is not None:
+        result.keys = keys(result.instance, result)
+    elif result.solution is not None:
+        result.keys = {"solution": puzzle.to_json(result.instance, result.solution)}
+    result.seconds += time.perf_counter() - began
+    return result
+
+
+def _puzzle(puzzle: Puzzle | str) -> Puzzle:
+    if isinstance(puzzle, str):
+        from ilp_pyramid import puzzles  # the registry imports this module: no cycle at load
+
+        return puzzles.get(puzzle)
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"not a puzzle: {type(puzzle).__name__} (give a puzzle or its name: "
+                         f"ilp_pyramid.puzzle_names())")
+    return puzzle
+
+
+def _options(options: SolveOptions | None) -> SolveOptions:
+    if options is None:
+        return SolveOptions()
+    if not isinstance(options, SolveOptions):
+        raise InputError(f"options must be a SolveOptions (got {type(options).__name__})")
+    return options
 
 
 def bench_cases(puzzle: Puzzle, sizes: Sequence[int] | None = None) -> list[BenchCase]:

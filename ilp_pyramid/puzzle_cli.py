@@ -6,6 +6,9 @@ adds to a hand-written group the standard commands it lacks. The standard comman
 - `solve [FILE]`: the puzzle's default instance without FILE, `--generate N` (with `--seed`,
   `--planted`) where the puzzle generates; any solver the backends know (`protocol.solve`
   builds the form it takes). Exit 0 solved, 1 infeasible or error, 2 bad input, 3 timeout.
+  A puzzle adds its own options to it (`solve_command(puzzle, own)`): a function whose
+  parameters are Typer options and which returns a `Call` (the instance they name, the
+  model's and the `after` hook's options, what to do with the result).
 - `verify FILE`: what `solve -o` wrote (or a `solve --json` object): 0 valid, 1 invalid with
   the reasons, 2 malformed.
 - `export -o FILE [-f lp|mps|cnf]`: the instance as a model file.
@@ -21,12 +24,14 @@ import functools
 import inspect
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from ilp_pyramid import protocol
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
@@ -47,7 +52,6 @@ from ilp_pyramid.cli_common import (
     print_json,
     report_written,
     solve_options,
-    solver_names,
     write_output,
 )
 from ilp_pyramid.errors import InputError
@@ -70,9 +74,21 @@ GenSeed = like(Seed, help="Random seed: of --generate's instance (default 0) and
                           "solver.")
 InstanceSeed = like(Seed, help="Random seed of --generate's instance (default 0).")
 SolverOpt = like(Solver, default="highs",
-                 help=f"MIP: {solver_names('mip')}. SAT: {solver_names('sat')}. Also "
-                      f"{solver_names('cpsat')} and {solver_names('dlx')}. The puzzle builds the "
-                      f"model form the solver takes.")
+                 help=f"MIP: {solvers.listing('mip')}. SAT: {solvers.listing('sat')}. Also "
+                      f"{solvers.listing('cp')} and {solvers.listing('dlx')}. The puzzle builds "
+                      f"the model form the solver takes.")
+
+
+@dataclass
+class Call:
+    """What a puzzle's own options add to a standard command: the instance they name (None:
+    FILE, --generate or the default), options for `Puzzle.model` and for its `after` hook,
+    and `then(instance, result)`, run once the result is printed (pictures, files)."""
+
+    instance: Any = None
+    model: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    then: Callable[[Any, protocol.Result], None] | None = None
 
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
@@ -159,6 +175,15 @@ def load_saved(puzzle: protocol.Puzzle, file: Path) -> tuple[Any, Any]:
 
 
 def _solve_command(puzzle: protocol.Puzzle) -> Callable:
+    return solve_command(puzzle)
+
+
+def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = None,
+                  hide: tuple[str, ...] = (), doc: str | None = None,
+                  solver_help: str | None = None) -> Callable:
+    """The standard `solve` of `puzzle`, with the options of `own` after the standard ones
+    (standard options named in `hide` left out: a puzzle whose instance is not a FILE)."""
+
     def solve(
         file: Path | None = File,
         generate: int | None = Generate,
@@ -170,34 +195,98 @@ def _solve_command(puzzle: protocol.Puzzle) -> Callable:
         json_out: bool = Json,
         output: Path | None = Output,
         verbose: bool = Verbose,
+        **own_options: Any,
     ) -> None:
         """Solve an instance, check the answer by independent code and show it: exit 0
         solved, 1 no solution, 2 bad input, 3 time limit."""
-        instance = instance_of(puzzle, file, generate, seed, planted)
-        options = solve_options(time_limit, threads, seed, verbose)
         try:
-            result = protocol.solve(puzzle, instance, solver, options)
+            call = own(**own_options) if own is not None else Call()
+            entry = solvers.solver(solver).require()
         except InputError as exc:
             fail(str(exc))
-        saved = puzzle.to_json(instance, result.solution) if result.solution is not None \
-            else None
-        if json_out:
-            print_json({**result.to_json(), **({"solution": saved} if saved else {})})
-        else:
-            if result.solution is not None:
-                console.print(puzzle.render(instance, result.solution, "text"), end="",
-                              markup=False, soft_wrap=True)
-            console.print(str(result), markup=False, soft_wrap=True)
-        if output is not None:
-            if saved is None:
-                err_console.print(f"note: no solution, {output} not written", markup=False,
-                                  soft_wrap=True)
-            write_output(output, json.dumps(saved) + "\n" if saved else None)
+        instance = call.instance if call.instance is not None else \
+            instance_of(puzzle, file, generate, seed, planted)
+        options = solve_options(time_limit, threads, seed, verbose and not json_out)
+        try:
+            result = protocol.solve(puzzle, instance, entry, options, after=call.after,
+                                    **call.model)
+        except InputError as exc:
+            fail(str(exc))
+        show_result(puzzle, instance, result, json_out)
+        if call.then is not None:
+            call.then(instance, result)
+        _save_solution(puzzle, instance, result, output)
         code = EXIT_CODES.get(result.status, EXIT_NO_SOLUTION)
         if code:
             raise typer.Exit(code)
 
-    return solve
+    command = _extended(solve, own, hide)
+    command.__doc__ = doc or solve.__doc__
+    if solver_help is not None:
+        _set_default(command, "solver", like(SolverOpt, help=solver_help))
+    return command
+
+
+def show_result(puzzle: protocol.Puzzle, instance: Any, result: protocol.Result,
+                json_out: bool) -> None:
+    """The one way a solve result is printed: `Result.to_json()` with --json, else the
+    solution's picture and the puzzle's summary (or the status line)."""
+    if json_out:
+        print_json(result.to_json())
+        return
+    if result.solution is not None:
+        console.print(puzzle.render(instance, result.solution, "text"), end="",
+                      markup=False, soft_wrap=True)
+    summary = getattr(puzzle, "summary", None)
+    text = summary(instance, result) if summary is not None else str(result)
+    console.print(text, end="" if text.endswith("\n") else "\n", markup=False,
+                  soft_wrap=True)
+
+
+def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Result,
+                   output: Path | None) -> None:
+    if output is None:
+        return
+    saved = puzzle.to_json(instance, result.solution) if result.solution is not None else None
+    if saved is None:
+        err_console.print(f"note: no solution, {output} not written", markup=False,
+                          soft_wrap=True)
+    write_output(output, json.dumps(saved) + "\n" if saved else None)
+
+
+def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Callable:
+    """`func` (whose last parameter is **kwargs) with `own`'s parameters in its place and
+    the parameters in `hide` dropped (their defaults passed)."""
+    signature = inspect.signature(func, eval_str=True)
+    standard = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    extra = list(inspect.signature(own, eval_str=True).parameters.values()) if own else []
+    taken = {p.name for p in standard}
+    clash = [p.name for p in extra if p.name in taken and p.name not in hide]
+    if clash:
+        raise TypeError(f"puzzle options clash with the standard ones: {clash}")
+    hidden = {p.name: getattr(p.default, "default", p.default) for p in standard
+              if p.name in hide}
+    own_names = {p.name for p in extra}
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        mine = {k: kwargs.pop(k) for k in list(kwargs) if k in own_names}
+        both = {k: v for k, v in mine.items() if k in hidden}
+        return func(**{**hidden, **kwargs, **both}, **mine)
+
+    kept = [p.replace(kind=p.KEYWORD_ONLY) for p in standard if p.name not in hide] + \
+        [p.replace(kind=p.KEYWORD_ONLY) for p in extra]
+    wrapper.__signature__ = signature.replace(parameters=kept)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in kept}
+    del wrapper.__wrapped__  # typer would read the full signature through it
+    return wrapper
+
+
+def _set_default(command: Callable, name: str, default: Any) -> None:
+    signature = command.__signature__  # type: ignore[attr-defined]
+    params = [p.replace(default=default) if p.name == name else p
+              for p in signature.parameters.values()]
+    command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
 
 
 def _verify_command(puzzle: protocol.Puzzle) -> Callable:

@@ -18,13 +18,14 @@ def test_names_and_aliases():
     names = sat.solver_names()
     for name in ("kissat", "cadical", "kissat404", "cadical195", "cadical153", "glucose4",
                  "maplechrono", "lingeling", "minisat22"):
-        assert name in names and sat.is_sat_solver(name)
-        assert backends.kind(name) == "sat"
+        assert name in names and backends.kind(name) == "sat"
     assert sat.resolve("kissat") == "kissat404"
     assert sat.resolve("cadical").startswith("cadical")
-    assert not sat.is_sat_solver("highs") and backends.kind("highs") == "mip"
-    with pytest.raises(SolverError, match="unknown SAT solver"):
+    assert backends.kind("highs") == "mip" and "highs" not in names
+    with pytest.raises(InputError, match="unknown solver 'zchaff'"):
         sat.resolve("zchaff")
+    with pytest.raises(SolverError, match="unknown SAT solver"):
+        sat.resolve("highs")
 
 
 @pytest.mark.parametrize("solver", ["kissat", "cadical", "cadical153", "glucose4", "minisat22"])
@@ -73,8 +74,8 @@ def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
 
 def test_cpsat_solves_or_says_what_to_install():
     """CP-SAT is optional (ilp-pyramid[cpsat]); either it answers or the user hears why not."""
-    assert sat.is_sat_solver("cpsat") and backends.kind("cpsat") == "sat"
-    if not sat._has_cpsat():
+    assert backends.kind("cpsat") == "cp" and backends.accepts("cnf", "cpsat")
+    if not backends.solver_of("cpsat").installed:
         with pytest.raises(InputError, match=r"ilp-pyramid\[cpsat\]"):
             sat.solve([[1]], "cpsat")
         return

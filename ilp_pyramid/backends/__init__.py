@@ -2,14 +2,17 @@
 
 The form says what kind of model it is, and with it which solvers can take it:
 
-| form                                  | solvers                                     |
+| form                                  | solvers (the one table: `solvers.py`)        |
 |---------------------------------------|---------------------------------------------|
-| `pulp.LpProblem`                      | `mip.MIP_REGISTRY`: highs, cbc, scip, gurobi |
-| CNF: a list of clauses or a pysat CNF | python-sat's solvers (`sat.py`), cpsat      |
+| `pulp.LpProblem`                      | family mip: highs, cbc, scip, gurobi         |
+| CNF: a list of clauses or a pysat CNF | family sat (python-sat's solvers), cpsat     |
 | `ExactCoverForm` (rows and items)     | every solver: dlx natively (`exact_cover.py`), |
 |                                       | the others through its one lowering         |
 |                                       | (`lowering.py`: PuLP problem, CNF, BoolModel) |
 | `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
+
+A solver is resolved once from its name (`solver(name)`, a `solvers.Solver`) and that object
+is passed on: it knows its family, its forms, whether it is installed and how it solves.
 
 Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, the time limit
 kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, no
@@ -23,9 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions
-from ilp_pyramid.backends.mip import MIP_SOLVERS
+from ilp_pyramid.backends.solvers import Solver
+from ilp_pyramid.backends.solvers import solver as solver_of
 from ilp_pyramid.errors import InputError
+
+__all__ = ["CPSAT", "DLX", "ExactCoverForm", "Result", "SolveOptions", "Solver", "accepts",
+           "all_solvers", "first_form", "form_kind", "forms_for", "kind", "require", "solve",
+           "solver_of", "solvers"]
 
 
 @dataclass(frozen=True)
@@ -60,44 +69,23 @@ class ExactCoverForm:
         return [item for item in range(self.num_primary) if item not in held]
 
 
-def kind(solver: str) -> str:
-    """'mip', 'sat' or 'dlx' (Dancing Links, exact cover only) for a known solver name;
-    ValueError otherwise.
-
-    For the bench, which groups its records by family; puzzles pick a form with
-    `forms_for` (or `protocol.pick_form`) instead.
-    """
-    if solver in MIP_SOLVERS:
-        return "mip"
-    from ilp_pyramid.backends import sat
-
-    if sat.is_sat_solver(solver):
-        return "sat"
-    if solver == DLX:
-        return "dlx"
-    raise ValueError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())}, {DLX})")
+def kind(solver: str | Solver) -> str:
+    """The family of a solver ('mip', 'sat', 'cp' or 'dlx'); InputError for an unknown one.
+    For the bench, which groups its records by family."""
+    return solver_of(solver).family
 
 
 def all_solvers() -> list[str]:
-    from ilp_pyramid.backends import sat
+    """Every solver name of the table that can run here (aliases included)."""
+    return solvers.names(installed=True)
 
-    return list(MIP_SOLVERS) + sat.solver_names()
 
-
-def accepts(form_kind: str, solver: str) -> bool:
+def accepts(form_kind: str, solver: str | Solver) -> bool:
     """Whether `solver` takes forms of kind 'mip', 'cnf', 'exact_cover' or 'bool'."""
-    if form_kind == "mip":
-        return solver in MIP_SOLVERS
-    if form_kind == "exact_cover":  # natively (dlx) or through lowering.py
-        return solver == DLX or accepts("mip", solver) or accepts("cnf", solver)
-    if form_kind == "bool":
-        return solver == CPSAT
-    from ilp_pyramid.backends import sat
-
-    return sat.is_sat_solver(solver)  # includes cpsat
+    return solver_of(solver).takes(form_kind)
 
 
-def forms_for(solver: str) -> tuple[str, ...]:
+def forms_for(solver: str | Solver) -> tuple[str, ...]:
     """The model forms `solver` takes, best first: its native form(s) ('bool', 'mip' or
     'cnf'), then 'exact_cover', which every solver takes (lowered to the native form);
     InputError for an unknown solver. A puzzle builds the first of them it has.
@@ -106,14 +94,10 @@ def forms_for(solver: str) -> tuple[str, ...]:
         >>> backends.forms_for("highs"), backends.forms_for("dlx")
         (('mip', 'exact_cover'), ('exact_cover',))
     """
-    order = [kind for kind in ("bool", "mip", "cnf", "exact_cover") if accepts(kind, solver)]
-    if not order:
-        raise InputError(f"unknown solver {solver!r} (try: {', '.join(all_solvers())}, "
-                         f"{DLX})")
-    return tuple(order)
+    return solver_of(solver).forms
 
 
-def first_form(solver: str, forms: Sequence[str], owner: str = "the model") -> str:
+def first_form(solver: str | Solver, forms: Sequence[str], owner: str = "the model") -> str:
     """The first of `solver`'s forms (`forms_for`) among `forms`, the forms a model comes in;
     InputError for an unknown solver or one that takes none of them (`owner` names the
     model in the message). `protocol.pick_form` for callers without a Puzzle object.
@@ -122,26 +106,18 @@ def first_form(solver: str, forms: Sequence[str], owner: str = "the model") -> s
         >>> backends.first_form("cpsat", ("mip", "cnf"))
         'cnf'
     """
-    takes = forms_for(solver)
-    for form in takes:
+    entry = solver_of(solver)
+    for form in entry.forms:
         if form in forms:
             return form
-    raise InputError(f"{owner} has no form {solver!r} takes ({solver} takes {', '.join(takes)}; "
-                     f"{owner} comes as {', '.join(forms)})")
+    raise InputError(f"{owner} has no form {entry.name!r} takes ({entry.name} takes "
+                     f"{', '.join(entry.forms)}; {owner} comes as {', '.join(forms)})")
 
 
-def require(solver: str) -> None:
-    """InputError (exit 2) for an unknown solver, or one whose optional library is missing
-    (the message names the extra to install)."""
-    forms_for(solver)
-    if solver in MIP_SOLVERS:
-        from ilp_pyramid.backends import mip
-
-        mip.require(solver)
-    elif solver == CPSAT:
-        from ilp_pyramid.backends import cpsat
-
-        cpsat.require()
+def require(solver: str | Solver) -> Solver:
+    """The solver, checked: InputError (exit 2) for an unknown solver, or one whose optional
+    library is missing (the message names the extra to install)."""
+    return solver_of(solver).require()
 
 
 def form_kind(form: object) -> str:
@@ -161,37 +137,14 @@ def form_kind(form: object) -> str:
     raise InputError(f"not a model form a backend takes: {type(form).__name__}")
 
 
-def solve(form: object, solver: str, options: SolveOptions | None = None) -> Result:
-    """Solve a model form with `solver`; InputError if the solver cannot take that form."""
+def solve(form: object, solver: str | Solver, options: SolveOptions | None = None) -> Result:
+    """Solve a model form with `solver` (a name or a `Solver`); InputError if the solver
+    cannot take that form."""
     options = options or SolveOptions()
+    entry = solver_of(solver)
     what = form_kind(form)
-    if not accepts(what, solver):
-        raise InputError(f"solver {solver!r} does not take a {what} model")
-    from ilp_pyramid.backends import process
-
+    if not entry.takes(what):
+        raise InputError(f"solver {entry.name!r} does not take a {what} model")
     # stdout is the package's: whatever a native solver prints goes to stderr or nowhere.
     with process.native_output(options.verbose):
-        return _solve(form, what, solver, options)
-
-
-def _solve(form: object, what: str, solver: str, options: SolveOptions) -> Result:
-    if what == "mip":
-        from ilp_pyramid.backends import mip
-
-        return mip.solve(form, solver, options)
-    if what == "bool":
-        from ilp_pyramid.backends import cpsat
-
-        return cpsat.solve_model(form, options)
-    if what == "exact_cover":
-        return _solve_exact_cover(form, solver, options)
-    from ilp_pyramid.backends import sat
-
-    clauses = form.clauses if hasattr(form, "clauses") else form
-    return sat.solve(clauses, solver, options)
-
-
-def _solve_exact_cover(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
-    from ilp_pyramid.backends import lowering
-
-    return lowering.solve(form, solver, options)
+        return entry.solve(form, what, options)

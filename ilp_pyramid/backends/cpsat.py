@@ -74,6 +74,13 @@ def available() -> bool:
         return False
 
 
+def run(form: object, what: str, solver: object, options: SolveOptions) -> Result:
+    """The solver table's door (`Solver.solve`): a BoolModel, or CNF clauses."""
+    if what == "bool":
+        return solve_model(form, options)
+    return solve_clauses(form.clauses if hasattr(form, "clauses") else form, options)
+
+
 def require() -> None:
     """InputError (exit 2) naming the extra to install when OR-Tools is missing."""
     from ilp_pyramid.extras import need  # here: the small SAT solves load this module

@@ -23,13 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions, Status
+from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends.base import DLX, Result, SolveOptions, Status
 
 if TYPE_CHECKING:  # PuLP and OR-Tools' model load only on the path that needs them
     import pulp
 
     from ilp_pyramid.backends import ExactCoverForm
     from ilp_pyramid.backends.cpsat import BoolModel
+    from ilp_pyramid.backends.solvers import Solver
 
 # Groups of at most this many literals get the pairwise (binomial) exactly-one: no auxiliary
 # variable and at most 15 binary clauses; larger ones the sequential counter, linear in size.
@@ -133,29 +135,33 @@ def to_bool(form: ExactCoverForm) -> BoolModel:
     return model
 
 
-def solve(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
+def run(form: ExactCoverForm, what: str, solver: Solver, options: SolveOptions) -> Result:
+    """The solver table's door (`Solver.solve`): an exact cover, for any solver."""
+    return solve(form, solver, options)
+
+
+def solve(form: ExactCoverForm, solver: str | Solver, options: SolveOptions) -> Result:
     """`form` on `solver`, whatever its family; `Result.rows` holds the chosen rows.
 
     `seconds` counts the lowering and the solve, not the loading of the solver's library
     (as Dancing Links' clock starts after numba is loaded).
     """
-    if solver == DLX:
+    entry = solvers.solver(solver)
+    if entry.family == "dlx":
         return _dlx(form, options)
-    if solver == CPSAT:
+    if entry.family == "cp":
         start = time.perf_counter()
-        from ilp_pyramid.backends import cpsat
+        from ilp_pyramid.backends import cpsat  # its model class: with the cp path only
 
         result = cpsat.solve_model(to_bool(form), options)
         return _with_rows(result, form, start)
-    from ilp_pyramid.backends.mip import MIP_SOLVERS
-
-    if solver in MIP_SOLVERS:
-        return _mip(form, solver, options)
+    if entry.family == "mip":
+        return _mip(form, entry.name, options)
     import ilp_pyramid.cardinality  # noqa: F401 - python-sat loads before the clock starts
     from ilp_pyramid.backends import sat
 
     start = time.perf_counter()
-    result = sat.solve(to_cnf(form), solver, options)
+    result = sat.solve(to_cnf(form), entry.name, options)
     return _with_rows(result, form, start)
 
 

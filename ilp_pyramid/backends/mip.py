@@ -1,10 +1,10 @@
 """MIP backends through PuLP: the form is a `pulp.LpProblem`, values come back by name.
 
-Solvers are registered in `MIP_REGISTRY`, one line each: the name and the module that makes
-PuLP's solver object from `SolveOptions` (`solver(options) -> pulp.LpSolver`, plus, where
-the solver can tell a limit from a failure, `failure_message(problem)`, and, where its
-library is an optional extra, `require()` raising InputError with the install line). A new
-MIP solver through PuLP is one such module and one line here (scip.py, gurobi.py).
+MIP solvers are lines of the one solver table (`solvers.py`, family "mip"); each names the
+module (`plugin`) that makes PuLP's solver object from `SolveOptions` (`solver(options) ->
+pulp.LpSolver`, plus, where the solver can tell a limit from a failure,
+`failure_message(problem)`). A new MIP solver through PuLP is one such module and one table
+line (scip.py, gurobi.py).
 """
 
 from __future__ import annotations
@@ -13,31 +13,23 @@ import importlib
 import time
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import process
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
-from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
     import pulp
 
-MIP_REGISTRY = {
-    "highs": "ilp_pyramid.backends.highs",  # highspy in this process, interruptible
-    "cbc": "ilp_pyramid.backends.cbc",  # PuLP's CBC binary in its own process group
-    "scip": "ilp_pyramid.backends.scip",  # PySCIPOpt in this process (extra: scip)
-    "gurobi": "ilp_pyramid.backends.gurobi",  # gurobipy in this process (extra: gurobi)
-}
-MIP_SOLVERS = tuple(MIP_REGISTRY)
+    from ilp_pyramid.backends.solvers import Solver
+
+# The MIP lines of the solver table, in its order (read by listings, never to classify).
+MIP_SOLVERS = tuple(solvers.names("mip"))
 DEFAULT_MIP_SOLVER = "highs"
 
 
-def require(solver: str) -> None:
-    """InputError (exit 2, naming the extra to install) if `solver`'s library is missing."""
-    if solver not in MIP_REGISTRY:
-        raise InputError(f"unknown MIP solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
-    load_pulp()
-    module = importlib.import_module(MIP_REGISTRY[solver])
-    if hasattr(module, "require"):
-        module.require()
+def run(form: pulp.LpProblem, what: str, solver: Solver, options: SolveOptions) -> Result:
+    """The solver table's door (`Solver.solve`): a PuLP problem."""
+    return solve(form, solver, options)
 
 
 def load_pulp():
@@ -50,18 +42,20 @@ def load_pulp():
     return pulp
 
 
-def solve(problem: pulp.LpProblem, solver: str = DEFAULT_MIP_SOLVER,
+def solve(problem: pulp.LpProblem, solver: str | Solver = DEFAULT_MIP_SOLVER,
           options: SolveOptions | None = None) -> Result:
     """Solve `problem` with a registered MIP solver; values come back keyed by variable name.
 
     SIGINT/SIGTERM during the solve stop the solver (and its process) and raise
     `errors.Interrupted`.
     """
+    entry = solvers.solver(solver)
+    if entry.family != "mip":
+        raise InputError(f"{entry.name} is no MIP solver (MIP: {', '.join(MIP_SOLVERS)})")
+    solver = entry.name
     pulp = load_pulp()
     options = options or SolveOptions()
-    if solver not in MIP_REGISTRY:
-        raise SolverError(f"unknown MIP solver {solver!r} (choose from {', '.join(MIP_SOLVERS)})")
-    module = importlib.import_module(MIP_REGISTRY[solver])
+    module = importlib.import_module(entry.plugin)
     backend = module.solver(options)
     start = time.perf_counter()
     try:

@@ -22,33 +22,19 @@ import random
 import signal
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import process
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
-# python-sat's own names, roughly fastest first on Bel N=4 (measured: docs/sat.md).
-SAT_SOLVERS = (
-    "kissat404",
-    "cadical300",
-    "cadical195",
-    "cadical153",
-    "cadical103",
-    "glucose4",
-    "glucose42",
-    "glucose3",
-    "maplechrono",
-    "maplecm",
-    "maplesat",
-    "mergesat3",
-    "lingeling",
-    "minisat22",
-    "minisatep",
-    "gluecard4",
-    "minicard",
-)
-ALIASES = {"kissat": "kissat404", "cadical": "cadical300"}
-CPSAT = "cpsat"  # handled by backends/cpsat.py
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.solvers import Solver
+
+# The SAT lines of the one solver table (solvers.py): python-sat's names, and the aliases.
+SAT_SOLVERS = tuple(solvers.names("sat", aliases=False))
+ALIASES = solvers.ALIASES
+CPSAT = "cpsat"  # takes CNF too, in its own backend (cpsat.py)
 DEFAULT_SAT_SOLVER = "kissat"
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
 # process (fork, pipe, the model sent back) costs 20-45 ms, more than such a solve (Bel N=2,
@@ -63,39 +49,26 @@ _PROGRESS_EVERY = 1.0
 
 
 def solver_names() -> list[str]:
-    """Every accepted SAT solver name: aliases first, then python-sat's names, then cpsat."""
-    names = list(ALIASES) + [name for name in SAT_SOLVERS if _available(name)]
-    return names + [CPSAT] if _has_cpsat() else names
-
-
-def is_sat_solver(name: str) -> bool:
-    # cpsat counts even when OR-Tools is missing, so the user hears what to install.
-    return name in ALIASES or name == CPSAT or (name in SAT_SOLVERS and _available(name))
+    """Every installed solver that takes CNF: the SAT aliases and names, then cpsat."""
+    return solvers.names("sat", "cp", installed=True)
 
 
 def resolve(name: str) -> str:
-    """python-sat's name for `name` (aliases resolved); SolverError if unknown."""
-    real = ALIASES.get(name, name)
-    if real == CPSAT:
-        from ilp_pyramid.backends import cpsat
-
-        cpsat.require()
-        return real
-    if real not in SAT_SOLVERS or not _available(real):
+    """python-sat's name for a SAT solver (aliases resolved), or "cpsat"; InputError for a
+    name the table does not have, SolverError for one that takes no CNF or is not here."""
+    entry = solvers.solver(name)
+    if entry.family == "cp":
+        entry.require()
+        return CPSAT
+    if entry.family != "sat" or not entry.installed:
         raise SolverError(f"unknown SAT solver {name!r} (choose from {', '.join(solver_names())})")
-    return real
+    return entry.plugin
 
 
-def _has_cpsat() -> bool:
-    from ilp_pyramid.backends import cpsat
-
-    return cpsat.available()
-
-
-def _available(name: str) -> bool:
-    from pysat.solvers import SolverNames
-
-    return hasattr(SolverNames, name)
+def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
+    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF."""
+    clauses = form.clauses if hasattr(form, "clauses") else form
+    return solve(clauses, solver.name, options)
 
 
 def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,

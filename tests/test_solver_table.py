@@ -1,0 +1,85 @@
+"""The one solver table: every solver is one line, resolved once into an object that knows
+its family, its forms, its extra and whether it is installed; every listing reads it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import ilp_pyramid
+from ilp_pyramid import backends, extras
+from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.errors import InputError
+
+PACKAGE = Path(ilp_pyramid.__file__).resolve().parent
+
+
+@pytest.mark.parametrize("name", ilp_pyramid.solvers())
+def test_every_listed_solver_resolves_to_an_object_that_says_what_it_is(name):
+    entry = ilp_pyramid.solver(name)
+    assert entry.name == name and entry.family in solvers.FAMILIES
+    assert entry.forms and entry.forms[-1] == "exact_cover" and entry.installed is True
+    assert entry.extra is None or entry.extra in {e for e, _ in extras.EXTRAS.values()}
+    assert backends.forms_for(name) == entry.forms
+
+
+@pytest.mark.parametrize("name", ilp_pyramid.solvers())
+def test_every_listed_solver_solves_the_same_small_exact_cover(name):
+    form = backends.ExactCoverForm([[0, 1], [1, 2], [2], [0]], num_primary=3)
+    result = ilp_pyramid.solver(name).solve(form, "exact_cover", SolveOptions(time_limit=60))
+    if name == "gurobi" and result.status is Status.ERROR:
+        pytest.skip("gurobipy without a usable licence here")
+    assert result.status is Status.SOLVED
+    assert sorted(item for row in result.rows for item in form.rows[row]) == [0, 1, 2]
+
+
+def test_aliases_resolve_to_their_line_and_unknown_names_say_the_choices():
+    assert ilp_pyramid.solver("kissat") is ilp_pyramid.solver("kissat404")
+    assert ilp_pyramid.solver(" HiGHS ") is solvers.solver("highs")
+    with pytest.raises(InputError,
+                       match=r"unknown solver .zchaff. \(choose from kissat, cadical, highs"):
+        ilp_pyramid.solver("zchaff")
+    with pytest.raises(InputError, match="named by a string"):
+        solvers.solver(3)  # type: ignore[arg-type]
+
+
+def test_a_missing_library_names_its_extra(monkeypatch):
+    monkeypatch.setattr(extras, "available", lambda module: module != "pyscipopt")
+    monkeypatch.setattr(extras, "need", lambda module: (_ for _ in ()).throw(
+        InputError(extras.install_hint(module))))
+    scip = solvers.solver("scip")
+    assert scip.installed is False and scip.extra == "scip"
+    assert "scip" not in ilp_pyramid.solvers()
+    with pytest.raises(InputError, match=r"ilp-pyramid\[scip\]"):
+        scip.require()
+
+
+def test_help_listings_come_from_the_table():
+    assert solvers.listing("mip") == "highs | cbc | scip | gurobi"
+    assert solvers.listing("cp", "dlx") == "cpsat | dlx"
+    assert set(solvers.names()) == {s.name for s in solvers.SOLVERS} | set(solvers.ALIASES)
+
+
+def _asks_a_family(path: Path) -> list[str]:
+    """Places outside backends/ that test a solver name against a family list or name."""
+    lists = {"MIP_SOLVERS", "SAT_SOLVERS", "ALIASES", "MIP_REGISTRY"}
+    asked = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn)
+                                                 for op in node.ops):
+            for right in node.comparators:
+                name = getattr(right, "id", None) or getattr(right, "attr", None)
+                if name in lists:
+                    asked.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+        if isinstance(node, ast.Attribute) and node.attr in ("is_sat_solver", "MIP_REGISTRY"):
+            asked.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return asked
+
+
+def test_no_layer_classifies_a_solver_name_again():
+    asked = [place for path in sorted(PACKAGE.rglob("*.py"))
+             if "backends" not in path.parts for place in _asks_a_family(path)]
+    assert asked == []
