@@ -177,7 +177,8 @@ class Puzzle(Protocol):
     `after(instance, result, options, **after_options) -> Result` (finishes a verified
     result: a cross-check, moves; or explains a status), `json_keys(instance, result) ->
     dict` (the puzzle's own `solve --json` keys; default: "solution", `to_json`'s output),
-    `summary(instance, result) -> str` (the text `solve` prints under the picture)."""
+    `summary(instance, result) -> str` (the text `solve` prints under the picture),
+    `solver_aliases` (the puzzle's own shorthands for solvers of the table, e.g. "auto")."""
 
     name: str  # the CLI group and registry key, e.g. "insanity"
     title: str  # one line for --help
@@ -228,7 +229,7 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "hi
     puzzle = _puzzle(puzzle)
     instance = puzzle.default() if instance is None else instance
     options = _options(options)
-    entry = backends.require(solver)
+    entry = solver_for(puzzle, solver)
     form = model.kind if model is not None else form or pick_form(puzzle, entry)
     if not entry.takes(form):
         raise InputError(f"{entry.name} does not take a {form} model (it takes "
@@ -251,6 +252,14 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "hi
         _decode_and_check(puzzle, instance, model, answer, result)
     result.seconds = time.perf_counter() - start
     return _finish(puzzle, result, options, after)
+
+
+def solver_for(puzzle: Puzzle, solver: str | Solver) -> Solver:
+    """The table's solver a name means for this puzzle (a puzzle may name shorthands of its
+    own in `solver_aliases`, e.g. IQ's "auto"), checked installed; InputError otherwise."""
+    if isinstance(solver, str):
+        solver = getattr(puzzle, "solver_aliases", {}).get(solver.strip().lower(), solver)
+    return backends.require(solver)
 
 
 def _decode_and_check(puzzle: Puzzle, instance: Any, model: Model, answer: BackendResult,

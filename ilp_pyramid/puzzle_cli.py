@@ -201,7 +201,7 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
         solved, 1 no solution, 2 bad input, 3 time limit."""
         try:
             call = own(**own_options) if own is not None else Call()
-            entry = solvers.solver(solver).require()
+            entry = protocol.solver_for(puzzle, solver)
         except InputError as exc:
             fail(str(exc))
         instance = call.instance if call.instance is not None else \
