@@ -37,7 +37,9 @@ def test_every_listed_solver_solves_the_same_small_exact_cover(name):
 
 
 def test_aliases_resolve_to_their_line_and_unknown_names_say_the_choices():
-    assert ilp_pyramid.solver("kissat") is ilp_pyramid.solver("kissat404")
+    kissat = ilp_pyramid.solver("kissat")
+    assert kissat.name == "kissat" and kissat.plugin == ilp_pyramid.solver("kissat404").plugin
+    assert kissat.family == "sat" and kissat.forms == ("cnf", "exact_cover")
     assert ilp_pyramid.solver(" HiGHS ") is solvers.solver("highs")
     with pytest.raises(InputError,
                        match=r"unknown solver .zchaff. \(choose from kissat, cadical, highs"):

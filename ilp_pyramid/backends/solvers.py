@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ilp_pyramid import extras
@@ -126,7 +126,9 @@ SOLVERS: tuple[Solver, ...] = (
     Solver("dlx", "dlx", (EXACT_COVER,), "ilp_pyramid.backends.lowering",
            note="the package's Dancing Links (exact cover only)"),
 )
-_BY_NAME = {s.name: s for s in SOLVERS} | {a: s for s in SOLVERS for a in s.aliases}
+# An alias resolves to its line under its own name, so results say the name a user gave.
+_BY_NAME = {s.name: s for s in SOLVERS} | {
+    a: replace(s, name=a, aliases=()) for s in SOLVERS for a in s.aliases}
 
 
 def solver(name: str | Solver) -> Solver:
