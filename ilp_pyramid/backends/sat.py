@@ -241,12 +241,19 @@ class SatSession:
     Learnt clauses carry over from one `solve` to the next, which is the point of keeping the
     solver (many related solves under different assumptions). python-sat's CaDiCaL 1.9.5
     holds the GIL while it searches and ignores `expect_interrupt`, so a solve runs as a
-    series of short slices (a conflict budget each, sized to about 0.1 s): between two slices
-    the clock is read and, in the main thread, SIGINT/SIGTERM raise `errors.Interrupted`.
-    Only solvers with a conflict budget are accepted (CaDiCaL 1.9.5, Glucose, MiniSat, ...).
+    series of short slices (a conflict budget each): between two slices the clock is read
+    and, in the main thread, SIGINT/SIGTERM raise `errors.Interrupted`. Only solvers with a
+    conflict budget are accepted (CaDiCaL 1.9.5, Glucose, MiniSat, ...).
+
+    The slices grow by a fixed schedule of conflicts (_FIRST_SLICE, doubled up to
+    _MAX_SLICE), never by the clock: each slice ends the solver's search and the next one
+    restarts it, so slices sized to the machine's speed made the same seed give another
+    model on another run (`solve 5 --seed 0` printed a different solution each time).
+    _MAX_SLICE keeps a slice well under a second on the package's largest formulas.
     """
 
-    _SLICE_SECONDS = 0.1
+    _FIRST_SLICE = 250
+    _MAX_SLICE = 4000
 
     def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195", *,
                  one_shot: bool = False):
@@ -261,7 +268,6 @@ class SatSession:
             raise SolverError(f"{solver!r} takes no conflict budget; use cadical195")
         self.name = real
         self._engine = Solver(name=real, bootstrap_with=clauses)
-        self._slice = 1000  # conflicts per slice, adapted to _SLICE_SECONDS
 
     def add_clause(self, clause: Sequence[int]) -> None:
         self._engine.add_clause(list(clause))
@@ -280,8 +286,7 @@ class SatSession:
         if phases:
             engine.set_phases(list(phases))
         assumed = list(assumptions)
-        # a new solve may be much slower per conflict than the last one (other assumptions)
-        self._slice = max(20, self._slice // 4)
+        budget = self._FIRST_SLICE
         start = reported = time.perf_counter()
         found = None
         with process.interruptible():
@@ -293,7 +298,7 @@ class SatSession:
                 if progress is not None and began - reported >= _PROGRESS_EVERY:
                     progress({"elapsed": began - start})
                     reported = began
-                engine.conf_budget(self._slice)
+                engine.conf_budget(budget)
                 try:
                     found = engine.solve_limited(assumptions=assumed)
                 except pysolvers.error as exc:
@@ -302,11 +307,7 @@ class SatSession:
                         raise
                     process.last_signal = signal.SIGINT
                     raise Interrupted(signal.SIGINT) from None
-                took = time.perf_counter() - began
-                if found is None:  # the budget ran out: size the next slice to the target
-                    scale = self._SLICE_SECONDS / max(took, 1e-3)
-                    self._slice = int(min(max(self._slice * min(max(scale, 0.5), 2.0), 20),
-                                          1_000_000))
+                budget = min(2 * budget, self._MAX_SLICE)
         seconds = time.perf_counter() - start
         if found:
             return Result(self.name, Status.SOLVED, seconds, model=engine.get_model())
