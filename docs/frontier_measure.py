@@ -50,7 +50,7 @@ def main() -> None:
     if len(sys.argv) > 5:
         from pathlib import Path
 
-        from ilp_pyramid.puzzles.bel.hunt import load_best
+        from ilp_pyramid.puzzles.bel.hunt.state import load_best
 
         start = load_best(Path(sys.argv[5]), n).labels
     load_before = os.getloadavg()[0]

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+# The version is the installed distribution's (pyproject.toml holds it): `__version__` is
+# looked up on first use, since importlib.metadata costs more than a small solve may spend.
+UNKNOWN_VERSION = "0+unknown"  # a source tree that was never installed
 
 if TYPE_CHECKING:
+    __version__: str
     from ilp_pyramid.backends.base import SolveOptions, Status
     from ilp_pyramid.backends.solvers import Solver
     from ilp_pyramid.bench.api import run_bench
@@ -74,7 +77,19 @@ def solver(name: str) -> Solver:
     return table.solver(name)
 
 
+def _installed_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("ilp-pyramid")
+    except metadata.PackageNotFoundError:
+        return UNKNOWN_VERSION
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = version = _installed_version()
+        return version
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ilp_pyramid' has no attribute {name!r}")

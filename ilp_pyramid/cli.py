@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 # Only light modules at the top: the signal handlers go in before Typer, Rich and the
 # commands are imported (a tenth of a second in which Ctrl-C would end in a traceback).
+import ilp_pyramid
 from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ ENTRIES = (
     ("strategies", "ilp_pyramid.puzzles.bel.info", "strategies", False),
     ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
     ("bench", "ilp_pyramid.bench.cli", "app", True),
-    ("hunt", "ilp_pyramid.puzzles.bel.hunt", "hunt", False),
+    ("hunt", "ilp_pyramid.commands.hunt", "hunt", False),
     ("ui", "ilp_pyramid.ui.command", "ui", False),
 )
 # Bel's Pyramid, the flagship, has its commands at the top level rather than in a group.
@@ -137,13 +138,7 @@ def _stand_in() -> None:  # pragma: no cover - listed, never run (see build_app)
 
 
 def version_line() -> str:
-    from importlib import metadata
-
-    try:
-        version = metadata.version("ilp-pyramid")
-    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
-        from ilp_pyramid import __version__ as version
-    return f"ilp-pyramid {version}"
+    return f"ilp-pyramid {ilp_pyramid.__version__}"
 
 
 def _version(value: bool) -> None:
@@ -224,50 +219,11 @@ def install_signal_handlers() -> dict:
     return previous
 
 
-def _descendants() -> list[int]:
-    """Every process below this one, parents before their children (Linux /proc)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # pragma: no cover - not Linux
-        return []
-    parent_of = {}
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses: the ppid follows the last ')'.
-        parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
-    found, frontier = [], [os.getpid()]
-    while frontier:
-        children = [child for child, parent in parent_of.items() if parent in frontier]
-        found += children
-        frontier = children
-    return found
-
-
-def kill_descendants() -> None:
-    """No child outlives an interrupt: freeze every descendant first (a frozen parent cannot
-    start a replacement, as a Dask nanny would), then SIGKILL them all."""
-    frozen: list[int] = []
-    for _ in range(5):
-        new = [pid for pid in _descendants() if pid not in frozen]
-        if not new:
-            break
-        for pid in new:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGSTOP)
-        frozen += new
-    for pid in frozen:
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-
-
 def _interrupted(message: str, code: int) -> int:
     """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
+    # Here, not at the top: `--version` loads nothing but this module and errors.
+    from ilp_pyramid.backends.process import kill_descendants
+
     kill_descendants()
     with _said:
         # a command may have said it (cli_common.fail)

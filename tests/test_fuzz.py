@@ -445,7 +445,7 @@ def test_fuzz_views_specs(workdir, examples):
 
 @pytest.mark.parametrize("examples", PROFILES)
 def test_fuzz_hunt_state(workdir, examples):
-    from ilp_pyramid.puzzles.bel.hunt import BEST_FILE, load_best
+    from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, load_best
 
     state = workdir / "hunt"
     state.mkdir(exist_ok=True)

@@ -141,7 +141,7 @@ def test_deep_json_in_iq_pieces(cli, tmp_path):
                                   '{"n": 2, "hunted_seconds": 1e999}',
                                   '{"n": 2, "solution": {"Z": [[1.5]]}}'])
 def test_hostile_hunt_state(tmp_path, text):
-    from ilp_pyramid.puzzles.bel.hunt import BEST_FILE, load_best
+    from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, load_best
 
     _write(tmp_path / BEST_FILE, text)
     with pytest.raises(InputError):

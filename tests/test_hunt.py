@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.puzzles.bel.hunt import (
+from ilp_pyramid.puzzles.bel.hunt.state import (
     BEST_FILE,
     PROGRESS_FILE,
     SOLUTION_FILE,
@@ -159,7 +159,7 @@ def test_hunt_rejects_an_unknown_schedule(cli, tmp_path):
 
 
 def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
-    from ilp_pyramid.puzzles.bel import hunt as hunt_module
+    from ilp_pyramid.puzzles.bel.hunt.task import hunt_task
     from ilp_pyramid.puzzles.bel.lns import driver
 
     starts = []
@@ -171,7 +171,7 @@ def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
 
     monkeypatch.setattr(driver, "solve_lns", spy)
     near_state(6, 1)  # the kernels compiled or loaded before the clock runs
-    result = hunt_module.hunt_task(6, 11, [0] * 193, 6.0, "sat", "t", descent=1.0)
+    result = hunt_task(6, 11, [0] * 193, 6.0, "sat", "t", descent=1.0)
     assert len(result["descent_bests"]) == len(starts) >= 2
     assert result["conflicts"] == min(result["descent_bests"])
     # every descent from random labels, with its own seed, never from the shared state
@@ -199,3 +199,38 @@ def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixt
     after = load_best(tmp_path, 6)
     assert np.array_equal(after.labels, before.labels)
     assert after.cpu_seconds > before.cpu_seconds  # the descents' time is counted
+
+
+def test_the_hunt_model_side_knows_no_command_line():
+    # The command (ilp_pyramid/commands/hunt.py) prints; the modules it drives only tell.
+    from tests.test_layers import MODULES, within
+
+    cli = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
+           "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
+    hunt = {name: found for name, found in MODULES.items()
+            if within(name, "ilp_pyramid.puzzles.bel.hunt")}
+    assert {"ilp_pyramid.puzzles.bel.hunt.state", "ilp_pyramid.puzzles.bel.hunt.task",
+            "ilp_pyramid.puzzles.bel.hunt.coordinator"} <= hunt.keys()
+    assert [(name, imported) for name, found in hunt.items() for imported in sorted(found)
+            if any(within(imported, forbidden) for forbidden in cli)] == []
+
+
+def test_the_hunts_lines_go_to_stderr_and_not_with_json(capsys, tmp_path):
+    from ilp_pyramid.commands.hunt import Lines
+
+    state = BestState(6, 1, near_state(4, 7), hunted_seconds=90.0)
+    lines = Lines(json_out=False, descent=150.0)
+    lines.keeping(tmp_path / BEST_FILE, state)
+    lines.new_best(12.25, 3, 7)
+    lines.cluster_wrote(40, 2, tmp_path / "dask.log")
+    out, err = capsys.readouterr()
+    assert out == ""
+    said = " ".join(err.split())  # Rich wraps long lines at the terminal's width
+    assert said == (
+        f"{tmp_path / BEST_FILE} holds 1 repeated cube; fresh descents of 150 CPU s each "
+        f"replace it only with a lower count 12.2 s new best: 3 repeated cubes (seed 7) "
+        f"note: the Dask cluster wrote 40 line(s), 2 traceback(s): see {tmp_path / 'dask.log'}")
+    quiet = Lines(json_out=True, descent=None)
+    quiet.started(6, 2, "local cluster")
+    quiet.overrun(10.0)
+    assert capsys.readouterr() == ("", "")

@@ -6,6 +6,8 @@ Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
   SIGKILL the child when its parent dies, even by SIGKILL (PR_SET_PDEATHSIG).
 - `start` runs a command in its own process group with that setting; `kill_group` and `stop`
   take the group down (the solver and anything it started).
+- `kill_descendants` takes down every process below this one, whatever its group (the
+  CLI after an interrupt, the hunt when its Dask cluster does not close).
 - `interruptible()` is held while a backend waits on a solver: SIGINT and SIGTERM raise
   `errors.Interrupted` (a KeyboardInterrupt carrying exit code 130 or 143) in the main thread,
   so the backend's own cleanup (`finally: stop(child)`, HiGHS's cancel) runs before the
@@ -73,6 +75,48 @@ def stop(child: subprocess.Popen) -> None:
     kill_group(child.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):
         child.wait(REAP_SECONDS)
+
+
+def _descendants() -> list[int]:
+    """Every process below this one, parents before their children (Linux /proc)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - not Linux
+        return []
+    parent_of = {}
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: the ppid follows the last ')'.
+        parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        children = [child for child, parent in parent_of.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def kill_descendants() -> None:
+    """No child outlives an interrupt: freeze every descendant first (a frozen parent cannot
+    start a replacement, as a Dask nanny would), then SIGKILL them all."""
+    frozen: list[int] = []
+    for _ in range(5):
+        new = [pid for pid in _descendants() if pid not in frozen]
+        if not new:
+            break
+        for pid in new:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGSTOP)
+        frozen += new
+    for pid in frozen:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 # The signal that last stopped a backend: Typer turns every KeyboardInterrupt into a bare

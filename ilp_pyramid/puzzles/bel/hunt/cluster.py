@@ -76,7 +76,7 @@ _NUMBERS = re.compile(r"\d+")
 class ClusterOutput:
     """`with ClusterOutput(path) as out:` descriptor 2 feeds `path` (appended, capped,
     de-duplicated); sys.stderr stays the terminal. `out.lines`, `out.tracebacks`: what the
-    cluster wrote; `out.summary()`: one line about it, or ''."""
+    cluster wrote."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -151,9 +151,3 @@ class ClusterOutput:
                 self._log = open(self.path, "ab")  # noqa: SIM115 - closed by the pump
             self._log.write(data)
             self._log.flush()
-
-    def summary(self) -> str:
-        if not self.lines:
-            return ""
-        errors = f", {self.tracebacks} traceback(s)" if self.tracebacks else ""
-        return f"the Dask cluster wrote {self.lines} line(s){errors}: see {self.path}"

@@ -1,0 +1,216 @@
+"""`ilp-pyramid hunt N --state-dir DIR`: the long search for sizes nobody has solved.
+
+One hybrid search per core on a Dask cluster (puzzles/bel/hunt/), a local one by default,
+`--scheduler ADDRESS` for a real one; the best state is kept in DIR/best.json and a restarted
+hunt resumes from it. This module is the command: its options, its checks, the lines it
+prints while the hunt runs, its report, and `--plot`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import typer
+
+from ilp_pyramid.cli_common import (
+    EXIT_TIMEOUT,
+    Jobs,
+    Json,
+    Seed,
+    TimeLimit,
+    console,
+    err_console,
+    fail,
+    like,
+    print_json,
+)
+from ilp_pyramid.puzzles.bel.geometry import MAX_N
+from ilp_pyramid.puzzles.bel.hunt.coordinator import HuntResult, Listener, run_hunt
+from ilp_pyramid.puzzles.bel.hunt.plot import plot_progress
+from ilp_pyramid.puzzles.bel.hunt.state import (
+    BEST_FILE,
+    PROGRESS_FILE,
+    SOLUTION_FILE,
+    BestState,
+    read_progress,
+)
+
+
+def hunt(
+    n: int = typer.Argument(..., help="Number of levels (6 is the open case)."),
+    state_dir: Path = typer.Option(..., "--state-dir",
+                                   help="Directory for best.json (resumed from) and "
+                                        "solution.txt."),
+    time_limit: float = like(TimeLimit, help="Stop after this many seconds (default: run "
+                                             "until solved or interrupted)."),
+    jobs: int = like(Jobs, help="Searches to run (default: one per core, or every worker "
+                                "thread of --scheduler; at most the cores)."),
+    scheduler: str = typer.Option(None, "--scheduler",
+                                  help="Address of a Dask scheduler (tcp://host:8786); "
+                                       "default: a local cluster."),
+    repair: str = typer.Option("sat", "--repair",
+                               help="sat | mip | dlx | scip (see solve --help)."),
+    neighbourhood: str = typer.Option(
+        "family", "--neighbourhood",
+        help="Exact repairs besides the search: family (whole X/Y/Z families) | region (also "
+             "SAT re-labels the lines through the repeated cubes plus crossing lines) | "
+             "region2 (the same, one family kept fixed) (docs/hybrid.md)."),
+    schedule: str = typer.Option(
+        "fixed", "--schedule",
+        help="How each search walks: fixed (one walk at one temperature, restarts near the "
+             "best) | tempering (replicas on a temperature ladder exchanging states) "
+             "(docs/frontier.md)."),
+    descent: float = typer.Option(
+        None, "--descent", min=1.0,
+        help="CPU seconds of one fresh descent: each search starts from random labels and "
+             "begins anew every this many CPU seconds, instead of walking on near the saved "
+             "best (docs/frontier.md)."),
+    plot: Path = typer.Option(None, "--plot",
+                              help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
+                                   "against CPU hours) into this PNG file."),
+    seed: int = Seed,
+    json_out: bool = Json,
+) -> None:
+    """Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it takes.
+
+    The best state is kept in STATE_DIR/best.json; a restarted hunt resumes from it, and
+    STATE_DIR/progress.jsonl logs the best count against CPU time (see --plot). The searches
+    share their best state: a stalled one restarts near the hunt's best (with --descent they
+    run fresh descents instead, and only a lower count replaces the saved state). A verified
+    solution is written to STATE_DIR/solution.txt (docs/hybrid.md).
+    Exit codes: 0 solved (or plotted), 2 bad input, 3 stopped by --time-limit without a
+    solution, 130 interrupted (the best state is kept).
+    """
+    check_options(n, state_dir, repair, neighbourhood, schedule)
+    if plot is not None:
+        draw_plot(n, state_dir, plot, json_out)
+        return
+    result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed,
+                      listener=Lines(json_out, descent), neighbourhood=neighbourhood,
+                      schedule=schedule, descent=descent)
+    if json_out:
+        print_json(result_json(result, state_dir))
+    else:
+        print_report(result, state_dir)
+    if result.status != "solved":
+        raise typer.Exit(EXIT_TIMEOUT)
+
+
+def check_options(n: int, state_dir: Path, repair: str, neighbourhood: str,
+                  schedule: str) -> None:
+    """One line and exit 2 for an option the hunt cannot take."""
+    # Here, not at the top: the driver loads the numba-compiled search (`hunt --help` need not).
+    from ilp_pyramid.puzzles.bel.lns.driver import NEIGHBOURHOODS, SCHEDULES
+    from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
+
+    if not 2 <= n <= MAX_N:
+        fail(f"N must be between 2 and {MAX_N} (got {n})")
+    if repair not in REPAIRS:
+        fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
+    if neighbourhood not in NEIGHBOURHOODS:
+        fail(f"unknown neighbourhood {neighbourhood!r} (choose from {', '.join(NEIGHBOURHOODS)})")
+    if schedule not in SCHEDULES:
+        fail(f"unknown schedule {schedule!r} (choose from {', '.join(SCHEDULES)})")
+    if state_dir.exists() and not state_dir.is_dir():
+        fail(f"--state-dir {state_dir} is a file, not a directory")
+
+
+class Lines(Listener):
+    """What the hunt tells as it runs, one line each on stderr (nothing with --json)."""
+
+    def __init__(self, json_out: bool, descent: float | None) -> None:
+        self.quiet = json_out
+        self.descent = descent
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            err_console.print(text, markup=False)
+
+    def lock_taken_over(self, lock: Path, holder: str) -> None:
+        self.say(f"note: {lock} was left by {holder}, which is gone; taken over")
+
+    def resuming(self, best_file: Path, best: BestState) -> None:
+        self.say(f"resuming from {best_file}: {best.conflicts} repeated cubes, "
+                 f"{best.hunted_seconds / 60:.1f} min hunted so far")
+
+    def keeping(self, best_file: Path, best: BestState) -> None:
+        self.say(f"{best_file} holds {best.conflicts} repeated "
+                 f"cube{'' if best.conflicts == 1 else 's'}; fresh descents of "
+                 f"{self.descent:g} CPU s each replace it only with a lower count")
+
+    def starting_afresh(self, best_file: Path) -> None:
+        self.say(f"{best_file} breaks the counting condition; starting afresh")
+
+    def started(self, n: int, jobs: int, where: str) -> None:
+        self.say(f"hunting N={n} with {jobs} searches on {where}")
+
+    def new_best(self, seconds: float, conflicts: int, seed: int | None) -> None:
+        self.say(f"{seconds:8.1f} s  new best: {conflicts} repeated cubes (seed {seed})")
+
+    def overrun(self, seconds: float) -> None:
+        self.say(f"the cluster did not finish within {seconds:g} s of the time limit; "
+                 f"stopped")
+
+    def cluster_wrote(self, lines: int, tracebacks: int, log: Path) -> None:
+        errors = f", {tracebacks} traceback(s)" if tracebacks else ""
+        self.say(f"note: the Dask cluster wrote {lines} line(s){errors}: see {log}")
+
+
+def result_json(result: HuntResult, state_dir: Path) -> dict:
+    """`hunt --json`: the hunt's outcome, its totals and where its files are."""
+    best = result.best
+    return {
+        "n": result.n,
+        "status": result.status,
+        "conflicts": best.conflicts if best else None,
+        "resumed_from": result.resumed_from,
+        "seconds": round(result.seconds, 2),
+        "hunted_seconds": round(best.hunted_seconds, 1) if best else None,
+        "cpu_seconds": round(best.cpu_seconds, 1) if best else None,
+        "jobs": result.jobs,
+        "scheduler": result.scheduler,
+        "moves": result.moves,
+        "descents": len(result.descent_bests),
+        # best count -> how many fresh descents ended there
+        "descent_bests": {str(k): v for k, v in sorted(Counter(result.descent_bests).items())},
+        "state_dir": str(state_dir),
+        "best_file": str(state_dir / BEST_FILE),
+        "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
+        "solution": best.to_json()["solution"] if result.solution_text else None,
+    }
+
+
+def print_report(result: HuntResult, state_dir: Path) -> None:
+    best = result.best
+    console.print(f"hunt N={result.n}: {result.seconds / 60:.1f} min with {result.jobs} "
+                  f"searches ({result.moves / 1e6:.0f} M moves); best state "
+                  f"{best.conflicts if best else '-'} repeated cubes, "
+                  f"{(best.hunted_seconds if best else 0) / 60:.1f} min hunted in total "
+                  f"({(best.cpu_seconds if best else 0) / 3600:.2f} CPU hours); "
+                  f"saved in {state_dir / BEST_FILE}")
+    if result.descent_bests:
+        console.print(f"{len(result.descent_bests)} fresh descents; their best counts: "
+                      + ", ".join(f"{k} x{v}" for k, v in
+                                  sorted(Counter(result.descent_bests).items())))
+    if result.solution_text:
+        console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
+        console.print(result.solution_text, end="", markup=False)
+
+
+def draw_plot(n: int, state_dir: Path, image: Path, json_out: bool) -> None:
+    """`hunt --plot`: the state directory's progress lines as a PNG."""
+    path = state_dir / PROGRESS_FILE
+    if not path.is_file():
+        fail(f"{path}: no progress file (run a hunt on {state_dir} first)")
+    rows = read_progress(path)
+    if not rows:
+        fail(f"{path}: no progress lines in it")
+    plot_progress(rows, n, image)
+    last = rows[-1]
+    if json_out:
+        print_json({"n": n, "plot": str(image), "points": len(rows), "best": last["best"],
+                    "cpu_seconds": last["cpu"], "wall_seconds": last.get("wall")})
+    else:
+        console.print(f"{image}: {len(rows)} points; best {last['best']} repeated cubes after "
+                      f"{last['cpu'] / 3600:.2f} CPU hours")
