@@ -8,7 +8,9 @@ measured table in the README.
 - session.py: runs in turn, each recorded and appended at once; resume; clean stop;
 - records.py: the JSON-lines results file (machine facts per record, defensive reading);
 - summary.py, render.py: tables and plots from records; README blocks regenerated;
-- cli.py: the `bench`, `bench report` and `bench render` commands.
+- scores.py, plots.py: the field's scores (PAR-2, the virtual best solver) and pictures
+  (cactus plots, performance profiles) from records;
+- cli.py: the `bench`, `bench report`, `bench plot` and `bench render` commands.
 
 The bench imports no puzzle: it reaches one through the registry (`ilp_pyramid.puzzles.get`)
 and the protocol. Names are loaded on first use, so that importing the runner stays light.

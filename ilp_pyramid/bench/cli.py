@@ -1,5 +1,6 @@
-"""`ilp-pyramid bench` (run a grid), `bench report` (a table from results files) and
-`bench render` (regenerate the README's measured tables from their results files)."""
+"""`ilp-pyramid bench` (run a grid), `bench report` (a table or the PAR-2 scores from results
+files), `bench plot` (a cactus plot or performance profile) and `bench render` (regenerate the
+README's measured tables from their results files)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.bench import render as render_mod
+from ilp_pyramid.bench import scores
 from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
 from ilp_pyramid.bench.grid import (
     DEFAULT_PUZZLE,
@@ -110,8 +112,9 @@ def bench(
     Every finished run goes to --results at once (JSON lines, with its command line, the
     machine, the load average before and after, wall and CPU seconds); --resume skips those.
     Prints a table per configuration; --plot draws time vs N; --json gives the summary.
-    `bench report` prints a results file as a Markdown table, `bench render README.md`
-    regenerates the README's marked tables (see docs/bench.md).
+    `bench report` prints a results file as a Markdown table (--score par2: PAR-2 and the
+    virtual best solver), `bench plot` draws a cactus plot or performance profile, `bench
+    render README.md` regenerates the README's marked tables (see docs/bench.md).
 
     Examples: ilp-pyramid bench --n 2..4 --solver highs,cbc,kissat --time-limit 120;
     ilp-pyramid bench --n 3 --solver highs --grid strategy=none,YStep --repeat 3;
@@ -184,35 +187,116 @@ def _title(name: str) -> str:
     return str(getattr(puzzles.get(name), "title", name)).split(":")[0]
 
 
+TIME_HELP = ("The time of a run that scores and plots (report: with --score): wall (the whole "
+             "process, every record has it) | solve (the solver's own seconds, from the "
+             "run's --json).")
+SOLVER_PARAM_HELP = ("A param that belongs to the solver, not the instance, in scores and plots "
+                     "(report: with --score; repeatable): --solver-param formulation compares "
+                     "highs/counts with kissat/ladder on the same N.")
+WHERE_HELP = ("Keep records whose field has one of these values: n=3,4 or solver=highs "
+              "(repeatable).")
+
+
 @app.command("report")
 def report(
+    ctx: typer.Context,
     files: list[Path] = typer.Argument(..., help="Results files (JSON lines)."),
     table_name: str = typer.Option("summary", "--table",
                                    help="summary (one row per configuration) | grid (the "
                                         "same with solve seconds, model sizes, memory) | runs "
                                         "(one row per record)."),
-    where: list[str] = typer.Option(None, "--where",
-                                    help="Keep records whose field has one of these values: "
-                                         "n=3,4 or solver=highs (repeatable)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the summary rows as JSON."),
+    where: list[str] = typer.Option(None, "--where", help=WHERE_HELP),
+    score: str = typer.Option(None, "--score",
+                              help="Instead of a table of configurations: the score of each "
+                                   "solver per puzzle family, par2 (PAR-2; parK: K x the "
+                                   "time limit) with the virtual best solver (docs/bench.md)."),
+    time: str = typer.Option("wall", "--time", help=TIME_HELP),
+    solver_param: list[str] = typer.Option(None, "--solver-param", help=SOLVER_PARAM_HELP),
+    json_out: bool = typer.Option(False, "--json",
+                                  help="Print the summary rows (--score: the scores) as JSON."),
 ) -> None:
-    """Print the Markdown table of one or more results files (what `render` puts in README)."""
+    """Print the Markdown table of one or more results files (what `render` puts in README),
+    or with --score the PAR-2 score of each solver and the virtual best, per puzzle family.
+
+    An instance is a record's grid point without its solver and repeat; its repeats count
+    by their median time. Examples: ilp-pyramid bench report docs/mip_vs_sat.jsonl;
+    ilp-pyramid bench report docs/mip_vs_sat.jsonl --score par2 --where n=3,4
+    """
     try:
+        if score is None:
+            for name in ("time", "solver_param"):
+                if given(ctx, name):
+                    raise InputError(f"--{name.replace('_', '-')} goes with --score")
+        elif given(ctx, "table_name"):
+            raise InputError("--table and --score are two different reports: give one")
         spec = render_mod.parse_spec(":".join(["-", f"table={table_name}", *(where or [])]))
-        records = []
-        for path in files:
-            if not path.is_file():
-                raise InputError(f"{path} is not a results file")
-            records += read_results(path, warn=warn)
-        records = render_mod.select(records, spec.filters)
-        if not records:
-            raise InputError("no records to report" + (" match --where" if where else ""))
+        records = _records(files, spec.filters)
+        if score is not None:
+            data = scores.score_report(records, scores.penalty_factor(score), time,
+                                       solver_param or [])
     except InputError as exc:
         fail(str(exc))
+    if score is not None:
+        if json_out:
+            print_json({"files": [str(p) for p in files], **data})
+        else:
+            print(scores.score_text(data))
+        return
     if json_out:
         print_json({"files": [str(p) for p in files], "groups": summarize_records(records)})
         return
     print(render_mod.markdown(records, spec.table, ", ".join(str(p) for p in files)))
+
+
+def _records(files: list[Path], filters) -> list[dict]:
+    """The records of the results files that pass the filters; InputError when none do."""
+    records = []
+    for path in files:
+        if not path.is_file():
+            raise InputError(f"{path} is not a results file")
+        records += read_results(path, warn=warn)
+    records = render_mod.select(records, filters)
+    if not records:
+        raise InputError("no records to report" + (" match --where" if filters else ""))
+    return records
+
+
+@app.command("plot")
+def plot_command(
+    files: list[Path] = typer.Argument(..., help="Results files (JSON lines)."),
+    kind: str = typer.Option("cactus", "--kind",
+                             help="cactus (instances solved against time, log scale) | "
+                                  "profile (the Dolan-More performance profile: the share "
+                                  "solved within tau x the best time, log2 scale)."),
+    output: Path = typer.Option(..., "--output", "-o", help="The PNG file to write."),
+    where: list[str] = typer.Option(None, "--where", help=WHERE_HELP),
+    time: str = typer.Option("wall", "--time", help=TIME_HELP),
+    solver_param: list[str] = typer.Option(None, "--solver-param", help=SOLVER_PARAM_HELP),
+    json_out: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
+) -> None:
+    """Draw a cactus plot or a performance profile of one or more results files: one line per
+    solver, one panel per puzzle family (needs the `pictures` extra).
+
+    Instances, solved runs and repeats count as in `bench report --score`. Examples:
+    ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind cactus -o cactus.png;
+    ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind profile -o profile.png
+    """
+    from ilp_pyramid.bench import plots
+
+    try:
+        if kind not in plots.KINDS:
+            raise InputError(f"unknown --kind {kind!r} (choose from {', '.join(plots.KINDS)})")
+        spec = render_mod.parse_spec(":".join(["-", *(where or [])]))
+        families = scores.families(_records(files, spec.filters), time, solver_param or [])
+        plots.write_plot(kind, families, output, time)
+    except InputError as exc:
+        fail(str(exc))
+    if json_out:
+        print_json({"files": [str(p) for p in files], "kind": kind, "output": str(output),
+                    "families": [{"family": f.name, "instances": len(f.instances),
+                                  "solvers": f.solvers} for f in families]})
+        return
+    console.print(f"{kind}: {output}", markup=False)
 
 
 @app.command("render")

@@ -1,0 +1,234 @@
+"""`bench report --score` and `bench plot`: PAR-2, the virtual best solver, cactus and
+performance-profile data, computed from any results file."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.bench import scores
+from ilp_pyramid.bench.records import SCHEMA
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 10.0
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+# solver -> instance (n) -> the repeats' (status, wall seconds)
+RUNS = {
+    "highs": {1: [("solved", 1.0), ("solved", 3.0), ("solved", 2.0)],   # median 2
+              2: [("solved", 4.0), ("solved", 5.0), ("solved", 6.0)],   # 5
+              3: [("solved", 1.0), ("solved", 1.5), ("solved", 0.5)],   # 1
+              4: [("timeout", 10.5), ("timeout", 10.4), ("timeout", 10.6)]},  # unsolved: 20
+    "kissat": {1: [("solved", 0.5), ("solved", 0.7), ("solved", 0.6)],  # 0.6
+               2: [("solved", 8.0), ("solved", 9.0), ("solved", 7.0)],  # 8
+               3: [("solved", 2.0), ("solved", 2.0), ("solved", 2.0)],  # 2
+               4: [("solved", 3.0), ("timeout", 10.3), ("solved", 4.0)]},  # median(3, 4, inf)
+    "cbc": {1: [("solved", 1.0), ("solved", 1.0), ("solved", 1.0)],     # 1
+            2: [("solved", 2.0), ("solved", 2.5), ("solved", 3.0)],     # 2.5
+            3: [("solved", 0.25), ("solved", 0.75), ("solved", 0.5)],   # 0.5
+            4: [("solved", 9.0), ("solved", 9.5), ("solved", 8.5)]},    # 9
+}
+# By hand: the mean over the 4 instances of the median time, 2 x 10 s where unsolved.
+PAR2 = {"highs": (2 + 5 + 1 + 20) / 4, "kissat": (0.6 + 8 + 2 + 4) / 4,
+        "cbc": (1 + 2.5 + 0.5 + 9) / 4}
+SOLVED = {"highs": 3, "kissat": 4, "cbc": 4}
+# Per instance the best solver's median: 0.6 (kissat), 2.5 (cbc), 0.5 (cbc), 4 (kissat).
+VBS = (0.6 + 2.5 + 0.5 + 4) / 4
+
+
+def record(solver, params, repeat, status, wall, puzzle=None, limit=LIMIT, **extra):
+    out = {"key": f"{puzzle} {params} {solver} {repeat}", "schema": SCHEMA, "solver": solver,
+           "repeat": repeat, "seed": repeat - 1, "time_limit": limit, "status": status,
+           "wall_seconds": wall, **extra}
+    if puzzle:
+        out |= {"puzzle": puzzle, "params": params}
+    else:  # a Bel-grid record from before: no puzzle, its grid point at the top level
+        out |= params
+    return out
+
+
+def grid_records(puzzle=None) -> list[dict]:
+    return [record(solver, {"n": n, "formulation": "counts"}, r, status, wall, puzzle)
+            for solver, instances in RUNS.items() for n, runs in instances.items()
+            for r, (status, wall) in enumerate(runs, 1)]
+
+
+def write(path: Path, records) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_par2_and_the_virtual_best_by_hand(cli, tmp_path):
+    path = write(tmp_path / "runs.jsonl", grid_records())
+    result = cli("bench", "report", path, "--score", "par2", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert (data["score"], data["aggregate"], data["repeats"]) == ("par2", "mean", "median")
+    (family,) = data["families"]
+    assert family["family"] == "bel"  # records without a puzzle
+    assert family["instances"] == 4 and family["time_limits"] == [LIMIT]
+    rows = {row["solver"]: row for row in family["solvers"]}
+    assert {s: row["score"] for s, row in rows.items()} == pytest.approx(PAR2)
+    assert {s: row["solved"] for s, row in rows.items()} == SOLVED
+    assert [row["solver"] for row in family["solvers"]] == sorted(PAR2, key=PAR2.get)
+    assert rows["highs"]["timeout_runs"] == 3 and rows["kissat"]["timeout_runs"] == 1
+    assert family["virtual_best"]["score"] == pytest.approx(VBS)
+    assert family["virtual_best"]["solved"] == 4
+    assert [i["best"] for i in family["per_instance"]] == pytest.approx([0.6, 2.5, 0.5, 4])
+
+    text = cli("bench", "report", path, "--score", "par2")
+    assert text.code == 0, text.err
+    lines = text.out.splitlines()
+    assert "mean" in lines[0] and "median" in lines[0] and "2 x the time limit" in lines[1]
+    assert any(line.startswith("bel: 4 instances, time limit 10 s") for line in lines)
+    table = {line.split()[0]: line.split()[1:] for line in lines
+             if line.split() and line.split()[0] in PAR2}
+    assert table == {s: ["4", str(SOLVED[s]), f"{PAR2[s]:.2f}"] for s in PAR2}
+    assert [line for line in lines if line.startswith("virtual best")][0].split()[2:] == \
+        ["4", "4", f"{VBS:.2f}"]
+    # aligned: every row of the table ends in the same column
+    rows_text = [line for line in lines if line.split() and line.split()[0] in
+                 (*PAR2, "solver", "virtual")]
+    assert len({len(line) for line in rows_text}) == 1
+
+
+def test_families_instances_and_filters(cli, tmp_path):
+    path = write(tmp_path / "runs.jsonl", grid_records() + grid_records("insanity"))
+    data = json.loads(cli("bench", "report", path, "--score", "par2", "--json").out)
+    assert [f["family"] for f in data["families"]] == ["bel", "insanity"]
+    assert all(f["virtual_best"]["score"] == pytest.approx(VBS) for f in data["families"])
+    assert [i["instance"] for i in data["families"][1]["per_instance"]] == \
+        [f"n={n} formulation=counts" for n in (1, 2, 3, 4)]
+    some = json.loads(cli("bench", "report", path, "--score", "par10", "--json",
+                          "--where", "n=4", "--where", "solver=highs,cbc").out)
+    rows = {r["solver"]: r["score"] for r in some["families"][0]["solvers"]}
+    assert rows == {"cbc": 9.0, "highs": 100.0}  # PAR-10: 10 x the limit
+
+
+def test_infeasible_proved_counts_solved_and_repeats_need_a_majority(tmp_path):
+    runs = [record("highs", {"n": 1}, 1, "infeasible", 2.0),
+            record("kissat", {"n": 1}, 1, "infeasible", 1.0),
+            record("cbc", {"n": 1}, 1, "timeout", 10.0),
+            # an even count: one of two repeats solved it: not solved
+            record("highs", {"n": 2}, 1, "solved", 1.0),
+            record("highs", {"n": 2}, 2, "timeout", 10.0),
+            record("kissat", {"n": 2}, 1, "solved", 3.0),
+            record("cbc", {"n": 2}, 1, "infeasible", 0.1)]  # wrong: kissat solved it
+    (family,) = scores.families(runs)
+    assert family.infeasible == ["n=1"] and family.disagreements == ["n=2"]
+    assert family.times("highs") == [2.0, None]
+    assert family.times("kissat") == [1.0, 3.0]
+    assert family.times("cbc") == [None, None]
+    assert family.best() == [1.0, 3.0]
+
+
+def test_a_solver_param_makes_formulations_solvers_of_one_instance(cli, tmp_path):
+    runs = [record("highs", {"n": 3, "formulation": "counts"}, 1, "solved", 4.0, "bel"),
+            record("kissat", {"n": 3, "formulation": "ladder"}, 1, "solved", 1.0, "bel")]
+    path = write(tmp_path / "runs.jsonl", runs)
+    apart = json.loads(cli("bench", "report", path, "--score", "par2", "--json").out)
+    assert apart["families"][0]["instances"] == 2
+    together = json.loads(cli("bench", "report", path, "--score", "par2", "--json",
+                              "--solver-param", "formulation").out)
+    family = together["families"][0]
+    assert family["instances"] == 1
+    assert [r["solver"] for r in family["solvers"]] == ["kissat/ladder", "highs/counts"]
+    assert family["virtual_best"]["score"] == 1.0
+
+
+def test_solve_seconds_when_asked_and_bad_options(cli, tmp_path):
+    runs = [record("highs", {"n": 1}, 1, "solved", 2.0, seconds=0.5),
+            record("kissat", {"n": 1}, 1, "solved", 1.0, seconds=0.75)]
+    path = write(tmp_path / "runs.jsonl", runs)
+    data = json.loads(cli("bench", "report", path, "--score", "par2", "--time", "solve",
+                          "--json").out)
+    assert data["families"][0]["virtual_best"]["score"] == 0.5
+    no_seconds = write(tmp_path / "wall.jsonl", grid_records())
+    for args in ([path, "--score", "par"], [path, "--score", "par2", "--table", "runs"],
+                 [path, "--time", "solve"], [path, "--score", "par2", "--time", "cpu"],
+                 [path, "--score", "par2", "--solver-param", "colour"],
+                 [no_seconds, "--score", "par2", "--time", "solve"]):
+        bad = cli("bench", "report", *args)
+        assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1, (args, bad.err)
+
+
+def test_the_real_results_file_reports_through_the_cli():
+    path = ROOT / "docs" / "mip_vs_sat.jsonl"
+    run = subprocess.run([sys.executable, "-m", "ilp_pyramid", "bench", "report", str(path),
+                          "--score", "par2", "--json"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (family,) = json.loads(run.stdout)["families"]
+    assert family["family"] == "bel" and family["instances"] == 3
+    assert family["time_limits"] == [30.0]
+    best = family["virtual_best"]
+    assert best["solved"] == max(row["solved"] for row in family["solvers"])
+    assert best["score"] <= min(row["score"] for row in family["solvers"])
+    text = subprocess.run([sys.executable, "-m", "ilp_pyramid", "bench", "report", str(path),
+                           "--score", "par2"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    assert text.returncode == 0, text.stderr
+    assert "time limit 30 s" in text.stdout and "virtual best" in text.stdout
+
+
+def test_cactus_points_are_the_sorted_solved_times():
+    assert scores.cactus_points([3.0, None, 1.0, 2.5, None]) == ([1.0, 2.5, 3.0], [1, 2, 3])
+    assert scores.cactus_points([None, None]) == ([], [])
+    (family,) = scores.families(grid_records())
+    xs, ys = scores.cactus_points(family.times("highs"))
+    assert xs == [1.0, 2.0, 5.0] and ys == [1, 2, 3]
+
+
+def test_the_performance_profile():
+    (family,) = scores.families(grid_records())
+    times = {s: family.times(s) for s in family.solvers}
+    times["nothing"] = [None] * len(family.instances)
+    ratios = scores.ratios(times)
+    best = family.best()
+    for solver, solver_times in times.items():
+        # at tau = 1: the share of instances where the solver is (one of) the fastest
+        fastest = sum(t is not None and t == b for t, b in zip(solver_times, best, strict=True))
+        assert scores.fraction_within(ratios[solver], 1.0) == fastest / len(best)
+        taus = [1.0, 1.5, 2.0, 4.0, 8.0, 16.0, 1e9]
+        curve = [scores.fraction_within(ratios[solver], tau) for tau in taus]
+        assert curve == sorted(curve)  # non-decreasing
+        solved = sum(t is not None for t in solver_times)
+        assert curve[-1] == solved / len(best)
+        steps, fractions = scores.profile_steps(ratios[solver])
+        assert steps[0] == 1.0 and fractions == sorted(fractions)
+    assert all(scores.fraction_within(ratios["nothing"], tau) == 0 for tau in (1, 2, 1e12))
+    assert ratios["nothing"] == [math.inf] * 4
+    assert ratios["kissat"] == pytest.approx([1.0, 8 / 2.5, 4.0, 1.0])
+    assert scores.largest_ratio(ratios) == pytest.approx(max(8 / 2.5, 4.0, 5 / 2.5, 9 / 4))
+    tie = scores.ratios({"a": [0.0, 1.0], "b": [0.0, None]})  # a 0 s best is no division
+    assert tie == {"a": [1.0, 1.0], "b": [1.0, math.inf]}
+
+
+@pytest.mark.parametrize("kind", ["cactus", "profile"])
+def test_plots_are_written_as_png(cli, tmp_path, kind):
+    path = write(tmp_path / "runs.jsonl", grid_records() + grid_records("insanity"))
+    out = tmp_path / "plots" / f"{kind}.png"
+    result = cli("bench", "plot", path, "--kind", kind, "-o", out, "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["output"] == str(out) and [f["family"] for f in data["families"]] == \
+        ["bel", "insanity"]
+    content = out.read_bytes()
+    assert content.startswith(PNG_SIGNATURE) and len(content) > len(PNG_SIGNATURE)
+    assert [p.name for p in out.parent.iterdir()] == [out.name]  # no temp file left
+
+
+def test_plot_without_matplotlib_is_the_install_hint(cli, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
+    path = write(tmp_path / "runs.jsonl", grid_records())
+    result = cli("bench", "plot", path, "-o", tmp_path / "c.png")
+    assert result.code == 2
+    assert "pip install 'ilp-pyramid[pictures]'" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert not (tmp_path / "c.png").exists()
+    assert cli("bench", "plot", path, "--kind", "pie", "-o", tmp_path / "c.png").code == 2
