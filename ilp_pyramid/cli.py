@@ -28,15 +28,15 @@ HELP = ("Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) an
 # need not load the benchmark, Dask, plotting or the other puzzles (whole-process time is
 # what a user measures).
 ENTRIES = (
-    ("solve", "ilp_pyramid.puzzles.bel.cli", "solve", False),
-    ("verify", "ilp_pyramid.puzzles.bel.cli", "verify", False),
-    ("render", "ilp_pyramid.puzzles.bel.pictures", "render", False),
-    ("export", "ilp_pyramid.puzzles.bel.cli", "export", False),
-    ("read-solution", "ilp_pyramid.puzzles.bel.cli", "read_solution", False),
-    ("models", "ilp_pyramid.puzzles.bel.cli", "models", False),
+    ("solve", "ilp_pyramid.commands.bel", "solve", False),
+    ("verify", "ilp_pyramid.commands.bel_files", "verify", False),
+    ("render", "ilp_pyramid.commands.bel_pictures", "render", False),
+    ("export", "ilp_pyramid.commands.bel_files", "export", False),
+    ("read-solution", "ilp_pyramid.commands.bel_files", "read_solution", False),
+    ("models", "ilp_pyramid.commands.bel_files", "models", False),
     ("solve-cnf", "ilp_pyramid.cnf_command", "solve_cnf", False),
-    ("strategies", "ilp_pyramid.puzzles.bel.info", "strategies", False),
-    ("info", "ilp_pyramid.puzzles.bel.info", "info", False),
+    ("strategies", "ilp_pyramid.commands.bel_info", "strategies", False),
+    ("info", "ilp_pyramid.commands.bel_info", "info", False),
     ("bench", "ilp_pyramid.bench.cli", "app", True),
     ("hunt", "ilp_pyramid.commands.hunt", "hunt", False),
     ("ui", "ilp_pyramid.ui.command", "ui", False),
@@ -255,13 +255,15 @@ def _signal_seen(code: object) -> tuple[str, int] | None:
 
 def _quick(args: list[str]) -> int | None:
     """What is answered before Typer loads (its import and parsing cost more than a small
-    solve): --version, and `solve N [--json]` where auto runs a SAT solver (bel/quick.py)."""
+    solve): --version, and `solve N [--json]` where auto runs a SAT solver
+    (commands/quick.py)."""
     if args == ["--version"]:
         print(version_line())
         return 0
     if args[:1] != ["solve"]:
         return None
-    from ilp_pyramid.puzzles.bel import quick
+    # Here, not at the top: `--version` and every other command need none of it.
+    from ilp_pyramid.commands import quick
 
     return quick.run(args)
 

@@ -121,14 +121,29 @@ def test_no_solution_under_the_tables_hypotheses_hands_over_to_the_search(cli, m
     assert text.code == 0 and "verified" in text.out and "infeasible" not in text.out
 
 
+def test_only_an_infeasible_answer_of_an_engine_on_a_hypothesis_hands_over():
+    from types import SimpleNamespace
+
+    from ilp_pyramid.backends.base import Status
+
+    guess, proof = auto.parse_engine("exact:cadical:XStep+YStep"), auto.choose(1)
+    infeasible = SimpleNamespace(status=Status.INFEASIBLE)
+    assert auto.hands_over(guess, infeasible)
+    assert not auto.hands_over(proof, infeasible)  # no hypothesis: infeasible is a proof
+    assert not auto.hands_over(guess, SimpleNamespace(status=Status.TIMEOUT))
+    assert not auto.hands_over(None, infeasible)  # no engine: the user chose the method
+
+
 def test_a_hand_over_that_runs_out_of_time_returns_the_timeout_code(capfd):
     # The search answers as the command would, and its exit code comes back as a value, so
     # the quick path (no Typer) and the Typer command end alike.
     from types import SimpleNamespace
 
+    from ilp_pyramid.commands.bel_auto import hand_over
+
     engine = auto.parse_engine("exact:cadical:XStep+YStep")
     ruled_out = SimpleNamespace(build_seconds=0.1, solve_seconds=0.1)
-    code = auto.hand_over(6, engine, ruled_out, 1.2, 1, None, True)
+    code = hand_over(6, engine, ruled_out, 1.2, 1, None, True)
     assert code == 3
     out, err = capfd.readouterr()
     data = json.loads(out)

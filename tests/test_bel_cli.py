@@ -69,6 +69,10 @@ def test_timeout_is_reported_and_nonzero(cli):
     (["solve", "abc"], "valid integer"),
     (["solve", "3", "--solver", "xpress"], "unknown solver"),
     (["solve", "3", "--formulation", "nope"], "unknown formulation"),
+    (["solve", "2", "--solver", "dlx"], "bel has no form 'dlx' takes"),
+    (["solve", "2", "--solver", "cpsat", "--solver-option", "x=1"], "for the MIP solvers"),
+    (["solve", "2", "--solver", "kissat", "--solver-option", "x=1"], "for the MIP solvers"),
+    (["solve", "2", "--solver", "highs", "--solver-option", "x"], "expected NAME=VALUE"),
     (["verify", "/no/such/file"], "cannot read"),
     (["export", "3", "-o", "x.foo"], "unknown export format"),
 ])
@@ -103,3 +107,31 @@ def test_a_strategy_set_is_one_value_as_a_bench_axis_passes_it(cli):
     commands = [run.command() for run in runs]
     assert [c[c.index("--strategy") + 1] for c in commands] == \
         ["none", "LabelPermutation+Automorphism"]
+
+
+@pytest.mark.parametrize("args", [["--solver", "highs"], ["--solver", "kissat"], []])
+def test_solve_json_has_the_common_keys_and_bels_own(cli, args):
+    data = json.loads(cli("solve", 2, *args, "--json").out)
+    assert list(data)[:5] == ["puzzle", "status", "solver", "form", "seconds"]
+    assert data["puzzle"] == "bel" and data["status"] == "solved"
+    assert data["form"] == ("mip" if data["solver"] == "highs" else "cnf")
+    assert {"n", "formulation", "strategies", "build_seconds", "solve_seconds", "variables",
+            "constraints", "solution", "message"} <= set(data)
+    assert ("engine" in data) == (not args)  # auto names its engine
+
+
+def test_a_mip_solver_takes_solver_options_by_its_family(cli):
+    result = cli("solve", 1, "--solver", "highs", "--solver-option", "presolve=off", "--json")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["solver"] == "highs"
+
+
+def test_an_infeasible_answer_under_hypotheses_says_so(cli):
+    # XStep + YStep: no labelling of that shape at N=3 (the spec), no proof about the puzzle.
+    text = cli("solve", 3, "--solver", "kissat", "--strategy", "XStep+YStep")
+    assert text.code == 1
+    assert "infeasible under the hypotheses XStep, YStep" in text.out
+    data = json.loads(cli("solve", 3, "--solver", "kissat", "--strategy", "XStep+YStep",
+                          "--json").out)
+    assert data["status"] == "infeasible" and data["hypotheses"] == ["XStep", "YStep"]
+    assert "under the hypotheses" in data["detail"]

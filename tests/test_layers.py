@@ -11,6 +11,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "ilp_pyramid"
 # Solver libraries: the backends' business, not the formats'.
 SOLVER_LIBRARIES = ("highspy", "pysat.solvers", "ortools", "ilp_pyramid.backends")
+# The command line's libraries and modules: a puzzle's model imports none of them.
+COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
+                "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -73,11 +76,14 @@ RULES = {
     "no puzzle imports another puzzle": (
         lambda m: puzzle_of(m) is not None,
         lambda m, i: puzzle_of(i) is not None and puzzle_of(i) != puzzle_of(m)),
-    "puzzles.bel is imported only inside bel/ and by cli.py": (
-        # and by the command modules (ilp_pyramid/commands/), which hold Bel's commands too
+    "puzzles.bel is imported only inside bel/ and by the command line": (
         lambda m: puzzle_of(m) != "bel" and m != "ilp_pyramid.cli"
         and not within(m, "ilp_pyramid.commands"),
         lambda m, i: within(i, "ilp_pyramid.puzzles.bel")),
+    "Bel's model knows no command line": (
+        # its commands live in ilp_pyramid/commands/
+        lambda m: puzzle_of(m) == "bel",
+        lambda m, i: any(within(i, ui) for ui in COMMAND_LINE)),
     "bench imports no puzzle": (
         # it reaches a puzzle through the registry (`puzzles.get`) and the protocol only
         lambda m: within(m, "ilp_pyramid.bench"),
@@ -109,8 +115,13 @@ def test_layer_rule_holds(rule):
     ("verify imports nothing of the package", "ilp_pyramid.verify.bel", "ilp_pyramid.errors"),
     ("no puzzle imports another puzzle", "ilp_pyramid.puzzles.iq.cli",
      "ilp_pyramid.puzzles.bel.export"),
-    ("puzzles.bel is imported only inside bel/ and by cli.py",
+    ("puzzles.bel is imported only inside bel/ and by the command line",
      "ilp_pyramid.backends.sat", "ilp_pyramid.puzzles.bel.cnf"),
+    ("Bel's model knows no command line", "ilp_pyramid.puzzles.bel.auto", "typer"),
+    ("Bel's model knows no command line", "ilp_pyramid.puzzles.bel.lns.driver",
+     "ilp_pyramid.commands.lns"),
+    ("Bel's model knows no command line", "ilp_pyramid.puzzles.bel.puzzle",
+     "ilp_pyramid.cli_common"),
     ("bench imports no puzzle", "ilp_pyramid.bench.grid", "ilp_pyramid.puzzles.bel.geometry"),
     ("bench imports no puzzle", "ilp_pyramid.bench.cli", "ilp_pyramid.puzzles.sudoku_cube"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.runs",

@@ -264,6 +264,41 @@ def test_bel_model_takes_a_formulation():
     assert result.status is Status.SOLVED and bel.verify(2, result.solution) == []
 
 
+def test_bel_model_carries_its_strategies_and_the_hypotheses_they_rest_on():
+    bel = registry.get("bel")
+    # XStep + YStep leave the N=3 pyramid without a labelling (the spec): a proof about
+    # that shape only, which the result says.
+    result = protocol.solve(bel, 3, SAT_SOLVER, strategies=["XStep", "YStep"])
+    assert result.status is Status.INFEASIBLE
+    assert result.hypotheses == ("XStep", "YStep")
+    assert "XStep" in result.detail and "YStep" in result.detail
+    data = result.to_json()
+    assert data["strategies"] == ["XStep", "YStep"]
+    assert data["hypotheses"] == ["XStep", "YStep"] and data["solution"] is None
+    # A symmetry breaker loses no solution: nothing is assumed, a solution is found.
+    plain = bel.model(3, "mip", strategies=["LabelPermutationImportance"])
+    assert plain.hypotheses == () and plain.keys == {
+        "formulation": "counts", "strategies": ["LabelPermutationImportance"]}
+    assert plain.variables == plain.form.numVariables() > 0
+    assert plain.constraints == plain.form.numConstraints() > 0
+    with pytest.raises(InputError, match="unknown strategy"):
+        bel.model(2, "cnf", strategies=["NoSuchStrategy"])
+
+
+def test_bel_json_keeps_the_keys_of_solve_n_beside_the_common_ones():
+    bel = registry.get("bel")
+    result = protocol.solve(bel, 2, SAT_SOLVER, formulation="support", card="totalizer")
+    data = result.to_json()
+    assert list(data)[:5] == ["puzzle", "status", "solver", "form", "seconds"]
+    assert (data["puzzle"], data["status"], data["form"]) == ("bel", "solved", "cnf")
+    assert {"n", "formulation", "strategies", "build_seconds", "solve_seconds", "variables",
+            "constraints", "solution", "message"} <= set(data)
+    assert (data["n"], data["formulation"], data["strategies"]) == (2, "support", [])
+    assert (data["variables"], data["constraints"]) == (result.variables, result.constraints)
+    assert "hypotheses" not in data  # only where an infeasible answer would rest on some
+    assert bel.from_json(data)[1].to_dict() == result.solution.to_dict()
+
+
 # --- views --------------------------------------------------------------------------------
 
 def test_views_that_no_placement_shows_are_infeasible_with_the_reason():

@@ -205,7 +205,7 @@ def test_a_model_that_does_not_verify_is_never_printed(cli, monkeypatch):
                                                               model=all_zero))
     result = cli("solve", 2, "--solver", "kissat")
     assert result.code == 1
-    assert "does not verify" in result.err and len(result.err.strip().splitlines()) == 1
+    assert "fails the check" in result.err and len(result.err.strip().splitlines()) == 1
     assert "+---" not in result.out
     monkeypatch.setattr(sat, "solve", lambda *a, **k: Result("kissat", Status.SOLVED, 0.1,
                                                               model=[-v for v in

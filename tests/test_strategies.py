@@ -9,10 +9,11 @@ from itertools import combinations
 import pulp
 import pytest
 
-from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.puzzles.bel import runner
+from ilp_pyramid import protocol
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.model import build_model
+from ilp_pyramid.puzzles.bel.puzzle import PUZZLE as BEL
 from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_drawing
 from ilp_pyramid.puzzles.bel.strategies import (
     CATALOGUE,
@@ -132,9 +133,9 @@ PAIRS = [(a, b) for a, b in combinations(SOUND, 2) if combine(a, b)]
 @pytest.mark.parametrize("names", [[name] for name in SOUND] + [list(p) for p in PAIRS],
                          ids=lambda names: "+".join(names))
 def test_symmetry_breaking_keeps_feasibility(n, names):
-    outcome = runner.run(n, "cadical195", "counts", SolveOptions(time_limit=60),
-                         strategies=names)
-    assert outcome.status == runner.SOLVED
+    outcome = protocol.solve(BEL, n, "cadical195", SolveOptions(time_limit=60),
+                             formulation="counts", strategies=names)
+    assert outcome.status is Status.SOLVED
     assert satisfied(n, names, labels_of(outcome.solution))
 
 

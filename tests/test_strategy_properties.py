@@ -25,10 +25,11 @@ import pytest
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.mip import solve as mip_solve
-from ilp_pyramid.puzzles.bel import runner
 from ilp_pyramid.puzzles.bel.geometry import pyramid
+from ilp_pyramid.puzzles.bel.puzzle import PUZZLE as BEL
 from ilp_pyramid.puzzles.bel.rules_cnf import compile_clauses
 from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
 from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, LexLeq, Rule, holds
@@ -130,7 +131,8 @@ class CnfRule:
 @cache
 def known_solution_labels(n: int) -> tuple[tuple[int, ...], ...]:
     if n == 2:
-        outcome = runner.run(2, "minisat22", "counts", SolveOptions(time_limit=60))
+        outcome = protocol.solve(BEL, 2, "minisat22", SolveOptions(time_limit=60),
+                                 formulation="counts")
         base = [outcome.solution]
         images = orbit_sample(outcome.solution, 40, seed=3)
     else:
@@ -267,7 +269,7 @@ def test_highs_automorphism_n3_keeps_the_lex_rules(seed):
     # of the Automorphism lex rules for seeds 0 and 1.
     from ilp_pyramid.puzzles.bel.strategies import satisfied
 
-    outcome = runner.run(3, "highs", "counts", SolveOptions(time_limit=600, seed=seed),
-                         strategies=["Automorphism"])
-    assert outcome.status == runner.SOLVED
+    outcome = protocol.solve(BEL, 3, "highs", SolveOptions(time_limit=600, seed=seed),
+                             formulation="counts", strategies=["Automorphism"])
+    assert outcome.status is Status.SOLVED
     assert satisfied(3, ["Automorphism"], labels_of(outcome.solution))

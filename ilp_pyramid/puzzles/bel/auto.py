@@ -14,14 +14,17 @@ Dancing Links).
 An engine whose strategies include a hypothesis (a guess at the shape of a solution, such as
 YStep) searches a part of the puzzle only: when it ends with "infeasible", that is no answer
 about the puzzle, and `solve` hands over to FALLBACKS[N], the fastest hybrid search measured
-at that N.
+at that N. This module is the table and the choice; commands/bel_auto.py runs and prints.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from ilp_pyramid.backends.base import Status
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
 # docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
@@ -122,61 +125,12 @@ def engine_args(engine: Engine) -> list[str]:
     return ["--method", "lns", "--repair", engine.solver]
 
 
-# -- running the chosen engine --------------------------------------------------------------
-
-def named(outcome, engine: Engine):
-    """An exact run's outcome whose --json also says `"method": "auto"` and the engine."""
-    from ilp_pyramid.puzzles.bel.runner import BelRun
-
-    class AutoRun(BelRun):
-        def to_json(self) -> dict:
-            return {**super().to_json(), "method": "auto", "engine": engine.name}
-
-    return AutoRun(**{f.name: getattr(outcome, f.name) for f in fields(BelRun)})
-
-
-def run_lns(n: int, engine: Engine, time_limit: float | None, seed: int | None,
-            output: Path | None, json_out: bool, jobs: int = 1,
-            json_extra: dict | None = None) -> int:
-    """The hybrid search as `--method lns` runs it; --json says `"method": "auto"` too.
-    Returns the exit code."""
-    from ilp_pyramid.cli_common import console
-    from ilp_pyramid.puzzles.bel.lns.command import run_lns_command
-
-    if not json_out:
-        how = {"mip": "HiGHS", "scip": "SCIP", "sat": "MiniSat",
-               "dlx": "Dancing Links"}.get(engine.solver, "")
-        console.print(f"--method auto: engine {engine.name} for N={n}, the fastest measured "
-                      f"(exact-cover repairs by {how}; table: solve --help)")
-    extra = {"method": "auto", "engine": engine.name, **(json_extra or {})}
-    return run_lns_command(n, engine.solver, time_limit, seed, output, json_out, jobs=jobs,
-                           json_extra=extra)
-
-
-def hands_over(engine: Engine | None, outcome) -> bool:
-    """Whether `engine`'s answer says nothing about the puzzle: its hypotheses left its model
-    without a solution ("infeasible" there is a proof about that part of the puzzle only)."""
-    from ilp_pyramid.puzzles.bel.runner import INFEASIBLE
-
-    return engine is not None and bool(engine.hypotheses) and outcome.status == INFEASIBLE
-
-
-def hand_over(n: int, engine: Engine, outcome, time_limit: float | None, seed: int | None,
-              output: Path | None, json_out: bool) -> int:
-    """After hands_over(engine, outcome): the hybrid search of fallback(n) with the time that
-    is left, racing as `solve` races at N; what it finds is the answer. Returns the exit code
-    (0, or 3 at the time limit, never 1)."""
-    from ilp_pyramid.machine import cores
-
-    other = fallback(n)
-    print(f"no solution under the hypotheses {' + '.join(engine.hypotheses)} "
-          f"({engine.name}, {outcome.solve_seconds:.2f} s): {other.name} takes over",
-          file=sys.stderr, flush=True)
-    spent = outcome.build_seconds + outcome.solve_seconds
-    left = None if time_limit is None else max(0.0, time_limit - spent)
-    ruled_out = {"engine": engine.name, "hypotheses": engine.hypotheses}
-    return run_lns(n, other, left, seed, output, json_out, race_jobs(n, cores()),
-                   json_extra={"ruled_out": ruled_out})
+def hands_over(engine: Engine | None, result: Any) -> bool:
+    """Whether `engine`'s answer (a `protocol.Result`) says nothing about the puzzle: its
+    hypotheses left its model without a solution ("infeasible" there is a proof about that
+    part of the puzzle only), so fallback(N) answers instead."""
+    return engine is not None and bool(engine.hypotheses) and \
+        result.status is Status.INFEASIBLE
 
 
 # -- re-deriving the table ------------------------------------------------------------------

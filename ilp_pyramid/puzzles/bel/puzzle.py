@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Model
+from ilp_pyramid.protocol import BenchCase, Model, Result
 
 if TYPE_CHECKING:
     from ilp_pyramid.puzzles.bel.solution import BelSolution
@@ -59,24 +59,50 @@ class BelPuzzle:
         return DEFAULT_N
 
     def model(self, instance: int, form: str, *, formulation: str | None = None,
-              card: str | None = None) -> Model:
+              card: str | None = None, strategies: Sequence[str] = ()) -> Model:
         """The MIP (`formulation`: counts, rotations, ...) or the CNF (`formulation` is then
-        the encoding: counts, support, ...; `card` the "one cell per cube" encoding).
+        the encoding: counts, support, ...; `card` the "one cell per cube" encoding), with
+        the `strategies` (`ilp-pyramid strategies`) compiled in as rows or clauses.
 
-        No strategies: some of them are hypotheses, and the protocol's `infeasible` is a
-        proof about the puzzle (`ilp-pyramid solve --strategy` names them)."""
+        A strategy that may lose every solution is a hypothesis: the model's `hypotheses`
+        name them, and an `infeasible` answer then holds only under them."""
         n = self.instance(instance)
+        strategies = list(strategies)
+        assumed = _hypotheses(strategies)
         if form == "mip":
             from ilp_pyramid.puzzles.bel.model import build_model
 
-            built = build_model(n, formulation or "counts")
-            return Model("mip", built.problem, lambda answer: built.decode(answer.values))
+            formulation = formulation or "counts"
+            built = build_model(n, formulation, strategies)
+            return Model("mip", built.problem, lambda answer: built.decode(answer.values),
+                         built.build_seconds, built.num_variables, built.num_constraints,
+                         assumed, {"formulation": formulation, "strategies": strategies})
         if form == "cnf":
             from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, DEFAULT_ENCODING, build_cnf
 
-            cnf = build_cnf(n, formulation or DEFAULT_ENCODING, card or DEFAULT_CARD)
-            return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model))
+            formulation = formulation or DEFAULT_ENCODING
+            cnf = build_cnf(n, formulation, card or DEFAULT_CARD, strategies=strategies)
+            return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model),
+                         cnf.build_seconds, cnf.num_variables, cnf.num_clauses, assumed,
+                         {"formulation": formulation, "strategies": strategies})
         raise InputError(f"bel has no {form!r} model (forms: {', '.join(self.forms)})")
+
+    def json_keys(self, instance: int, result: Result) -> dict:
+        """What `ilp-pyramid solve N --json` says beyond the common keys: N, the model
+        (formulation, strategies, the hypotheses an `infeasible` rests on, its size), the
+        build and solve times, the solution (or null) and the solver's message."""
+        model = result.model.keys if result.model is not None else {}
+        backend = result.backend
+        return {"n": instance,
+                "formulation": model.get("formulation", ""),
+                "strategies": list(model.get("strategies", [])),
+                **({"hypotheses": list(result.hypotheses)} if result.hypotheses else {}),
+                "build_seconds": round(result.build_seconds, 4),
+                "solve_seconds": round(result.solve_seconds, 4),
+                "variables": result.variables,
+                "constraints": result.constraints,
+                "solution": result.solution.to_dict() if result.solution is not None else None,
+                "message": backend.message if backend is not None else ""}
 
     def verify(self, instance: int, solution: BelSolution) -> list[str]:
         from ilp_pyramid.verify.bel import verify_solution
@@ -133,6 +159,19 @@ class BelPuzzle:
         from ilp_pyramid.puzzles.bel import bench_cases
 
         return bench_cases.bench_fits(params, solver)
+
+
+def _hypotheses(strategies: list[str]) -> tuple[str, ...]:
+    """The strategies an `infeasible` rests on; InputError for a name the catalogue lacks.
+    No strategy, no catalogue loaded (`solve 1`'s start-up)."""
+    if not strategies:
+        return ()
+    from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, hypotheses
+
+    unknown = [name for name in strategies if name not in CATALOGUE]
+    if unknown:
+        raise InputError(f"unknown strategy {unknown[0]!r} (see `ilp-pyramid strategies`)")
+    return tuple(hypotheses(strategies))
 
 
 PUZZLE = BelPuzzle()

@@ -1,4 +1,5 @@
-"""`ilp-pyramid strategies` and `ilp-pyramid info N`: what the package knows, as tables."""
+"""`ilp-pyramid strategies` and `ilp-pyramid info N`: what the package knows of Bel's Pyramid,
+as tables."""
 
 from __future__ import annotations
 

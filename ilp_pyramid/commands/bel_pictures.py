@@ -1,5 +1,5 @@
-"""Pictures and the build list of a verified solution: `solve --png/--html/--cubes/--cubes-csv`
-and `ilp-pyramid render SOLUTION`."""
+"""Pictures and the build list of a verified Bel solution: the options
+`solve --png/--html/--cubes/--cubes-csv` and the command `ilp-pyramid render SOLUTION`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,13 @@ import typer
 from rich.table import Table
 
 from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, load_input, print_json
+from ilp_pyramid.extras import need
 from ilp_pyramid.figures import save
+from ilp_pyramid.puzzles.bel.cubes import build_list, parse_any, to_csv
+from ilp_pyramid.puzzles.bel.html import html_text
+from ilp_pyramid.puzzles.bel.render import png_bytes
 from ilp_pyramid.puzzles.bel.solution import BelSolution
+from ilp_pyramid.verify.bel import verify_solution
 
 PngOpt = typer.Option(None, "--png", help="Write a picture: the pyramid in 3-D with every "
                                           "visible face labelled, and its levels from the top.")
@@ -28,8 +33,6 @@ CubesCsvOpt = typer.Option(None, "--cubes-csv", help="Write the build list as CS
 def load_solution(path: Path) -> BelSolution:
     """A user's solution file in any of its forms (Knuth's drawing, the solve --json object,
     the --cubes-csv build list written here); a malformed one is a one-line error."""
-    from ilp_pyramid.puzzles.bel.cubes import parse_any
-
     return load_input(path, parse_any)
 
 
@@ -45,8 +48,6 @@ class Pictures:
 
     def check_extras(self) -> None:
         """InputError now, not after the solve, when a picture asked for needs an extra."""
-        from ilp_pyramid.extras import need
-
         if self.png is not None:
             need("matplotlib")
         if self.html is not None:
@@ -54,18 +55,12 @@ class Pictures:
 
     def write(self, solution: BelSolution) -> dict:
         """Write the files asked for; the --json keys that say what was made."""
-        from ilp_pyramid.puzzles.bel.cubes import build_list, to_csv
-
         made: dict = {}
         rows = build_list(solution)
         if self.png is not None:
-            from ilp_pyramid.puzzles.bel.render import png_bytes
-
             save(self.png, png_bytes(solution))
             made["png"] = str(self.png)
         if self.html is not None:
-            from ilp_pyramid.puzzles.bel.html import html_text
-
             save(self.html, html_text(solution))
             made["html"] = str(self.html)
         if self.cubes_csv is not None:
@@ -112,8 +107,6 @@ def render(
 
     Exit codes: 0 drawn, 1 the solution is invalid (nothing is written), 2 bad input.
     """
-    from ilp_pyramid.verify.bel import verify_solution
-
     pictures = Pictures(png, html, cubes, cubes_csv)
     if not pictures.wanted():
         fail("nothing to render: give --png, --html, --cubes or --cubes-csv")

@@ -1,8 +1,9 @@
 """`ilp-pyramid solve N --method lns`: the hybrid search behind the usual solve output.
 
 The answer has the same form as the exact method's: the verified drawing (or the same --json
-object, with a few fields of its own added), exit 3 and status "timeout" when the time limit
-passes first. The live line (best repeated cubes so far) goes to stderr, never with --json.
+object: the common keys of every solve, the exact method's, and a few of its own), exit 3 and
+status "timeout" when the time limit passes first. The live line (best repeated cubes so far)
+goes to stderr, never with --json.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from ilp_pyramid import protocol
+from ilp_pyramid.backends import require
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.cli_common import (
     EXIT_TIMEOUT,
     console,
@@ -20,9 +25,14 @@ from ilp_pyramid.cli_common import (
     write_output,
 )
 from ilp_pyramid.progress import feed
+from ilp_pyramid.puzzles.bel.geometry import cell_count
+from ilp_pyramid.puzzles.bel.lns.arrays import arrays
+from ilp_pyramid.puzzles.bel.lns.race import RaceOutcome, process_cpu, race_lns, seeds
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 
 METHODS = ("exact", "lns")
+# The hybrid search as a solve result: its "form" is no model a solver takes, but the search.
+FORM = "lns"
 
 
 def check_method(method: str, repair: str) -> None:
@@ -30,12 +40,10 @@ def check_method(method: str, repair: str) -> None:
         fail(f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     if repair not in REPAIRS:
         fail(f"unknown repair {repair!r} (choose from {', '.join(REPAIRS)})")
-    from ilp_pyramid import backends
-
-    backends.require(REPAIR_SOLVERS[repair])  # a missing extra: exit 2 naming it
+    require(REPAIR_SOLVERS[repair])  # a missing extra: exit 2 naming it
 
 
-def progress_text(p) -> str:
+def progress_text(p: Any) -> str:
     rate = p.moves / p.seconds / 1e6 if p.seconds > 0 else 0.0
     repaired = sum(p.repairs.values())
     return (f"N={p.n} lns {p.seconds:6.1f} s  best [bold]{p.best}[/] repeated cubes "
@@ -64,7 +72,7 @@ class LiveLine:
         if self.live is not None:
             self.live.__exit__(*exc)
 
-    def update(self, progress) -> None:
+    def update(self, progress: Any) -> None:
         feed({"elapsed": progress.seconds, "best": progress.best, "current": progress.current,
               "moves": progress.moves, "restarts": progress.restarts,
               "repairs": sum(progress.repairs.values())})
@@ -75,10 +83,9 @@ class LiveLine:
 
 
 def run_search(n: int, repair: str, time_limit: float | None, seed: int | None, jobs: int = 1,
-               progress: Callable | None = None):
+               progress: Callable | None = None) -> RaceOutcome:
     """One search in this process (`jobs` 1, as ever), or `jobs` racing (lns/race.py)."""
-    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
-    from ilp_pyramid.puzzles.bel.lns.race import RaceOutcome, process_cpu, race_lns, seeds
+    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns  # numba
 
     if jobs > 1:
         return race_lns(n, repair, jobs, time_limit, seed, progress)
@@ -97,46 +104,60 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
     called after every chunk of moves with the fewest repeated cubes so far and the seconds
     since the start (for a caller's display). `jobs` > 1: that many searches race
     (lns/race.py); `json_extra`: keys added to --json."""
-    from ilp_pyramid.puzzles.bel.geometry import cell_count
-    from ilp_pyramid.puzzles.bel.lns.driver import SOLVED
-
     if not json_out:
         searches = f"{jobs} racing local searches" if jobs > 1 else "local search"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
                       f"{searches} + {repair} repair", markup=False, soft_wrap=True)
     with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
-        def progress(p) -> None:
+        def progress(p: Any) -> None:
             live.update(p)
             if on_progress is not None:
                 on_progress(p.best, p.seconds)
 
         race = run_search(n, repair, time_limit, seed, jobs, progress)
-    outcome = race.outcome
+    result = lns_result(race, json_extra)
     if json_out:
-        print_json({**outcome_json(outcome), **race_json(race), **(json_extra or {})})
+        print_json(result.to_json())
     else:
-        console.print(f"search: {outcome.moves / 1e6:.1f} M moves "
-                      f"({outcome.moves_per_second / 1e6:.2f} M/s), {outcome.restarts} restarts, "
-                      f"{sum(outcome.repairs.values())} repairs ({outcome.repair_seconds:.1f} s); "
-                      f"{outcome.seconds:.2f} s")
-        if jobs > 1:
-            won = (f"won by search {race.winner} (seed {race.seed})" if race.winner is not None
-                   else "none finished")
-            console.print(f"race: {jobs} searches, {won}; {race.cpu_seconds:.1f} CPU s in all",
-                          markup=False)
-        if outcome.solution is not None:
-            console.print(f"verified: every cube of the set appears exactly once "
-                          f"(found by {outcome.solved_by})")
-            console.print(outcome.solution.to_drawing(), end="", markup=False)
-        else:
-            console.print(f"timeout: no solution within the time limit ({outcome.seconds:.1f} s); "
-                          f"best state had {outcome.best_conflicts} repeated cubes")
+        print_text(race)
+    if result.solution is not None:
+        write_output(output, result.solution.to_drawing())
+    return 0 if result.solved else EXIT_TIMEOUT
+
+
+def print_text(race: RaceOutcome) -> None:
+    outcome = race.outcome
+    console.print(f"search: {outcome.moves / 1e6:.1f} M moves "
+                  f"({outcome.moves_per_second / 1e6:.2f} M/s), {outcome.restarts} restarts, "
+                  f"{sum(outcome.repairs.values())} repairs ({outcome.repair_seconds:.1f} s); "
+                  f"{outcome.seconds:.2f} s")
+    if race.jobs > 1:
+        won = (f"won by search {race.winner} (seed {race.seed})" if race.winner is not None
+               else "none finished")
+        console.print(f"race: {race.jobs} searches, {won}; {race.cpu_seconds:.1f} CPU s in all",
+                      markup=False)
     if outcome.solution is not None:
-        write_output(output, outcome.solution.to_drawing())
-    return 0 if outcome.status == SOLVED else EXIT_TIMEOUT
+        console.print(f"verified: every cube of the set appears exactly once "
+                      f"(found by {outcome.solved_by})")
+        console.print(outcome.solution.to_drawing(), end="", markup=False)
+    else:
+        console.print(f"timeout: no solution within the time limit ({outcome.seconds:.1f} s); "
+                      f"best state had {outcome.best_conflicts} repeated cubes")
 
 
-def race_json(race) -> dict:
+def lns_result(race: RaceOutcome, json_extra: dict | None = None) -> protocol.Result:
+    """The search's answer as a solve result: `to_json()` gives the common keys of every
+    solve, then the exact method's keys, the search's own and the race's."""
+    outcome = race.outcome
+    solved = outcome.solution is not None
+    return protocol.Result(
+        "bel", Status.SOLVED if solved else Status.TIMEOUT, f"lns+{outcome.repair}", FORM,
+        outcome.seconds, solution=outcome.solution, instance=outcome.n,
+        solve_seconds=outcome.seconds,
+        keys={**outcome_json(outcome), **race_json(race), **(json_extra or {})})
+
+
+def race_json(race: RaceOutcome) -> dict:
     """The --json keys of a race (also of a single search: jobs 1, search 0)."""
     return {"jobs": race.jobs,
             "winner": None if race.winner is None else {"search": race.winner,
@@ -144,17 +165,13 @@ def race_json(race) -> dict:
             "cpu_seconds": round(race.cpu_seconds, 3)}
 
 
-def outcome_json(outcome) -> dict:
+def outcome_json(outcome: Any) -> dict:
     """The exact method's --json keys, then the search's own."""
-    from ilp_pyramid.puzzles.bel.lns.arrays import arrays
-
     solved = outcome.solution is not None
     return {
         "n": outcome.n,
-        "solver": f"lns+{outcome.repair}",
         "formulation": "lns",
         "strategies": [],
-        "status": "solved" if solved else "timeout",
         "build_seconds": 0.0,
         "solve_seconds": round(outcome.seconds, 4),
         "variables": arrays(outcome.n).num_lines,
