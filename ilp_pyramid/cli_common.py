@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import csv
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
@@ -123,17 +124,24 @@ Parsed = TypeVar("Parsed")
 
 
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
-    """Read and parse a user's file; an unreadable or malformed one is a one-line error."""
+    """Read (`fileio.read_text`: bounded, gzip transparent) and parse a user's file; an
+    unreadable, oversized or malformed one is a one-line error and exit 2."""
     from ilp_pyramid.formats.fileio import read_text
 
     try:
         text = read_text(path)
     except OSError as exc:
-        fail(f"cannot read {path}: {exc.strerror}")
+        fail(f"cannot read {path}: {exc.strerror or exc}")
+    except InputError as exc:  # too large, broken gzip: the message names the file
+        fail(str(exc))
     try:
         return parse(text)
     except InputError as exc:
         fail(f"{path}: {exc}")
+    except csv.Error as exc:  # a parser that read CSV with the csv module directly
+        from ilp_pyramid.formats.csvrows import locate
+
+        fail(f"{path}: {locate(text) or f'malformed CSV ({exc})'}")
 
 
 def report_written(data: dict, json_out: bool) -> None:

@@ -12,10 +12,12 @@ def one_line(text: str) -> str:
     return text.translate(_ESCAPED)
 
 
-class InputError(Exception):
-    """Bad input from the user (malformed file, impossible argument): exit code 2.
+class InputError(ValueError):
+    """Bad input from the user (malformed file, impossible argument, an option out of range
+    given to the Python API): exit code 2.
 
-    The message is kept on one line whatever input it quotes."""
+    A ValueError, so that callers of the Python API can catch it the usual way; the message
+    is kept on one line whatever input it quotes."""
 
     exit_code = 2
 

@@ -26,9 +26,14 @@ Exit codes follow from it: solved 0, infeasible 1, timeout 3, interrupted 130/14
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NoReturn
+
+from ilp_pyramid.errors import InputError
 
 # Solver names that are no MIP and no python-sat solver, known to every backend module.
 DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
@@ -53,6 +58,11 @@ Progress = Callable[[dict], None]
 
 @dataclass(frozen=True)
 class SolveOptions:
+    """What every solver is told. Checked when made (InputError, one line): `time_limit`
+    None or a finite number of seconds >= 0, `threads` None or a whole number >= 1, `seed`
+    None or a whole number >= 0, `verbose` a bool, `extra` a dict, `progress` None or a
+    callable. A bad value fails here, not frames deep inside a solver's library."""
+
     time_limit: float | None = None
     threads: int | None = None
     seed: int | None = None
@@ -61,6 +71,47 @@ class SolveOptions:
     extra: dict = field(default_factory=dict)
     # Called about once a second while a solver runs (off by default; keep it cheap).
     progress: Progress | None = None
+
+    def __post_init__(self) -> None:
+        limit = self.time_limit
+        if limit is not None:
+            if not _is_real(limit) or not _finite(limit) or limit < 0:
+                _refuse("time_limit", limit, "None or a finite number of seconds >= 0")
+        for name, low in (("threads", 1), ("seed", 0)):
+            value = getattr(self, name)
+            if value is not None:
+                if not _is_whole(value) or value < low:
+                    _refuse(name, value, f"None or a whole number >= {low}")
+                object.__setattr__(self, name, int(value))  # numpy's ints too; frozen
+        if not isinstance(self.verbose, bool):
+            _refuse("verbose", self.verbose, "True or False")
+        if not isinstance(self.extra, dict):
+            _refuse("extra", self.extra, "a dict of solver settings")
+        if self.progress is not None and not callable(self.progress):
+            _refuse("progress", self.progress, "None or a callable taking a dict")
+
+
+def _is_real(value: object) -> bool:
+    # bool is an int, but time_limit=True is a slip, not one second.
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _finite(value: numbers.Real) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past float's range
+        return False
+
+
+def _is_whole(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _refuse(name: str, value: object, wanted: str) -> NoReturn:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise InputError(f"SolveOptions {name} must be {wanted}, not {shown}")
 
 
 @dataclass

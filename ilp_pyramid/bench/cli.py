@@ -26,7 +26,7 @@ from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.formats.fileio import read_bytes, write_atomic
 
 MAX_SECONDS = 7 * 24 * 3600.0
 # Time a run gets beyond --time-limit (model building, process start) before it is killed.
@@ -157,7 +157,9 @@ def bench(
             plot(rows, time_limit, plot_file, title=f"{title}: MIP (dashed) vs SAT (solid)",
                  ylabel=f"median {'solve' if solve else 'wall'} time"
                         f"{'' if solve else ' of the whole run'}, s", solve_seconds=solve)
-        except ValueError as exc:
+        except InputError:  # no matplotlib, an unwritable file: the user's to fix (exit 2)
+            raise
+        except ValueError as exc:  # nothing to plot against
             warn(f"no plot: {exc}")
             plot_file = None
     if json_out:
@@ -311,8 +313,10 @@ def render(
     try:
         if not readme.is_file():
             raise InputError(f"{readme} is not a file")
-        text = readme.read_text(encoding="utf-8")
+        text = read_bytes(readme).decode("utf-8")  # strict: it is written back
         new = render_mod.render_text(text, readme.parent)
+    except OSError as exc:
+        fail(f"cannot read {readme}: {exc.strerror or exc}")
     except (InputError, UnicodeDecodeError) as exc:
         fail(f"{readme}: {exc}")
     blocks = len(render_mod.blocks(text))

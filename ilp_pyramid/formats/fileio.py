@@ -1,4 +1,9 @@
-"""Atomic file writes (temp file + rename) and transparent gzip by file name."""
+"""Bounded reads and atomic writes (temp file + rename), with transparent gzip.
+
+Every file a command reads goes through `read_bytes` / `read_text` (or `read_lines` for a
+file read line by line): at most `input_limit()` bytes, decompressed (64 MiB unless
+ILP_PYRAMID_MAX_INPUT_BYTES says otherwise), so /dev/zero, a fifo or a gzip bomb is one
+line and exit 2, never all the memory there is."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import os
 import stat
 import tempfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from ilp_pyramid.errors import InputError
@@ -84,8 +90,6 @@ def encode(text_or_bytes: str | bytes, path: str | os.PathLike) -> bytes:
 
 # A name longer than this gets a shortened prefix in its temp file's name (NAME_MAX is 255).
 _TMP_PREFIX_CHARS = 200
-# What read_text will inflate from a gzip file: more is a decompression bomb, not a model.
-MAX_GUNZIP_BYTES = 1 << 30
 
 
 def _writable_target(path: str | os.PathLike) -> Path:
@@ -217,26 +221,106 @@ def append_line(path: str | os.PathLike, line: str) -> None:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """Read a text file, gunzipping `.gz` names and files that start with gzip's magic.
+# The most bytes one input file may hold (after gunzip): far above any model, solution or
+# results file the package writes, far below what would exhaust a machine's memory.
+DEFAULT_MAX_INPUT_BYTES = 64 << 20
+MAX_INPUT_ENV = "ILP_PYRAMID_MAX_INPUT_BYTES"
+# Read in pieces: one read(limit + 1) would reserve the whole limit up front.
+_CHUNK = 1 << 20
+# The longest line read_lines takes by default (a line of fillings is a few hundred bytes).
+DEFAULT_MAX_LINE_BYTES = 1 << 20
 
-    A truncated or corrupt gzip stream is an InputError naming the file (OSError is left to
-    callers: they say "cannot read" their own way).
+
+def input_limit() -> int:
+    """The most bytes a command reads from one input file, decompressed: the environment's
+    ILP_PYRAMID_MAX_INPUT_BYTES (a whole number of bytes) or 64 MiB; InputError if the
+    variable holds anything else."""
+    text = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_INPUT_BYTES
+    if not (text.isascii() and text.isdigit() and len(text) <= 18 and int(text) > 0):
+        raise InputError(f"{MAX_INPUT_ENV}={text[:40]!r} is not a positive whole number of bytes")
+    return int(text)
+
+
+def _size(count: int) -> str:
+    if count % (1 << 20) == 0:
+        return f"{count >> 20} MiB"
+    return f"{count:,} bytes"
+
+
+def _too_large(path: str | os.PathLike, limit: int, what: str = "holds") -> InputError:
+    return InputError(f"{path} {what} more than {_size(limit)} (the input limit; set "
+                      f"{MAX_INPUT_ENV} to raise it)")
+
+
+def _read_at_most(stream: io.IOBase, limit: int) -> bytes:
+    """Up to limit + 1 bytes of `stream`: one more than allowed tells that there is more."""
+    data = bytearray()
+    while len(data) <= limit:
+        chunk = stream.read(min(_CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data)
+
+
+def read_bytes(path: str | os.PathLike, limit: int | None = None, gunzip: bool = True) -> bytes:
+    """The bytes of a user's file, gunzipped (unless `gunzip` is False) when its name ends in
+    `.gz` or it starts with gzip's magic; at most `limit` bytes after gunzip (default
+    `input_limit()`).
+
+    A file (or stream: /dev/stdin, a fifo) past the limit, or a truncated or corrupt gzip
+    stream, is an InputError naming the file; OSError (missing, a directory, no permission)
+    is left to callers: they say "cannot read" their own way.
     """
-    p = Path(path)
-    raw = p.read_bytes()
-    if str(p).endswith(".gz") or raw[:2] == b"\x1f\x8b":
-        raw = _gunzip(raw, path)
-    return raw.decode("utf-8", errors="replace")
+    cap = input_limit() if limit is None else limit
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISREG(info.st_mode) and info.st_size > cap:
+            raise _too_large(path, cap)  # refused before reading a byte of it
+        raw = _read_at_most(handle, cap)
+    if len(raw) > cap:
+        raise _too_large(path, cap)
+    if gunzip and (str(path).endswith(".gz") or raw[:2] == b"\x1f\x8b"):
+        raw = _gunzip(raw, path, cap)
+    return raw
 
 
-def _gunzip(raw: bytes, path: str | os.PathLike) -> bytes:
+def read_text(path: str | os.PathLike, limit: int | None = None) -> str:
+    """`read_bytes`, decoded as UTF-8 (an undecodable byte becomes U+FFFD)."""
+    return read_bytes(path, limit).decode("utf-8", errors="replace")
+
+
+def read_lines(path: str | os.PathLike,
+               line_limit: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
+    """(line number, line without its end) of a file too long to read whole (a listing of
+    fillings), gunzipped like `read_bytes`; only a line longer than `line_limit` bytes is
+    refused (InputError naming its number), so memory stays small whatever the file holds."""
+    with open(path, "rb") as raw:
+        head = raw.peek(2)[:2]
+        zipped = str(path).endswith(".gz") or head == b"\x1f\x8b"
+        stream = gzip.GzipFile(fileobj=raw) if zipped else raw
+        number = 0
+        try:
+            while line := stream.readline(line_limit + 1):
+                number += 1
+                if len(line) > line_limit and not line.endswith(b"\n"):
+                    raise InputError(f"{path}: line {number} is longer than "
+                                     f"{_size(line_limit)}")
+                yield number, line.rstrip(b"\r\n").decode("utf-8", errors="replace")
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            detail = "truncated" if isinstance(exc, EOFError) else "corrupt"
+            raise InputError(f"{path}: {detail} gzip data") from None
+
+
+def _gunzip(raw: bytes, path: str | os.PathLike, limit: int) -> bytes:
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
-            data = gz.read(MAX_GUNZIP_BYTES + 1)
+            data = _read_at_most(gz, limit)
     except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError
         detail = "truncated" if isinstance(exc, EOFError) else "corrupt"
         raise InputError(f"{path}: {detail} gzip data") from None
-    if len(data) > MAX_GUNZIP_BYTES:
-        raise InputError(f"{path}: gzip data inflates to more than {MAX_GUNZIP_BYTES >> 30} GiB")
+    if len(data) > limit:
+        raise _too_large(path, limit, "inflates to")
     return data
