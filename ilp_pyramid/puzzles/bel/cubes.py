@@ -15,6 +15,7 @@ import csv
 import io
 
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.formats import csvrows
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution, parse_solution_text
 
@@ -49,14 +50,12 @@ def is_build_list(text: str) -> bool:
 def parse_build_list(text: str) -> BelSolution:
     """A solution from the CSV; InputError names the first row that breaks a line's label or
     the cell set (a missing, repeated or impossible cell)."""
-    reader = csv.reader(io.StringIO(text.strip()))
-    header = next(reader, [])
+    lines = ((number, row) for number, row in csvrows.rows(text) if row)
+    _, header = next(lines, (0, []))
     if tuple(h.strip() for h in header) != COLUMNS:
         raise InputError(f"build list header must be {','.join(COLUMNS)}")
     cells: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-    for number, row in enumerate(reader, start=2):
-        if not row:
-            continue
+    for number, row in lines:
         if len(row) != len(COLUMNS):
             raise InputError(f"build list line {number}: {len(row)} fields, expected "
                              f"{len(COLUMNS)}")
