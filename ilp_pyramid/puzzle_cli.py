@@ -11,7 +11,8 @@ adds to a hand-written group the standard commands it lacks. The standard comman
   model's and the `after` hook's options, what to do with the result).
 - `verify FILE`: what `solve -o` wrote (or a `solve --json` object): 0 valid, 1 invalid with
   the reasons, 2 malformed.
-- `export -o FILE [-f lp|mps|cnf]`: the instance as a model file.
+- `export -o FILE [-f lp|mps|cnf]`: the instance as a model file (`export_command(puzzle,
+  own)` adds a puzzle's options as `solve_command` does).
 - `render FILE [-f text|svg|png] [-o OUT]`: a saved solution drawn, after it is checked.
 - `count [FILE]`: where the puzzle counts (`count(instance, options)`).
 
@@ -315,6 +316,15 @@ def _verify_command(puzzle: protocol.Puzzle) -> Callable:
 
 
 def _export_command(puzzle: protocol.Puzzle) -> Callable:
+    return export_command(puzzle)
+
+
+def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = None,
+                   hide: tuple[str, ...] = (), doc: str | None = None) -> Callable:
+    """The standard `export` of `puzzle`, with the options of `own` after the standard ones
+    (as `solve_command`: `own` returns a `Call` naming the instance and the model's
+    options). An instance the puzzle proves has no solution has no model: exit 1."""
+
     def export(
         file: Path | None = File,
         output: Path = like(Output, default=...),
@@ -324,6 +334,7 @@ def _export_command(puzzle: protocol.Puzzle) -> Callable:
         seed: int | None = InstanceSeed,
         planted: bool = Planted,
         json_out: bool = Json,
+        **own_options: Any,
     ) -> None:
         """Export the instance's model as LP or MPS (the MIP) or as DIMACS CNF."""
         from ilp_pyramid.formats.mipfile import format_from_name
@@ -331,41 +342,52 @@ def _export_command(puzzle: protocol.Puzzle) -> Callable:
         chosen = (fmt or format_from_name(str(output)) or "").lower()
         if chosen not in EXPORT_FORMATS:
             fail(f"unknown export format {chosen!r} (use -f {', '.join(EXPORT_FORMATS)})")
-        instance = instance_of(puzzle, file, generate, seed, planted)
         try:
-            report = _write_model(puzzle, instance, output, chosen)
+            call = own(**own_options) if own is not None else Call()
         except InputError as exc:
             fail(str(exc))
+        instance = call.instance if call.instance is not None else \
+            instance_of(puzzle, file, generate, seed, planted)
+        try:
+            report = _write_model(puzzle, instance, output, chosen, call.model)
+        except InputError as exc:
+            fail(str(exc))
+        except protocol.Infeasible as exc:
+            fail(f"{exc}: no model to export", EXIT_NO_SOLUTION)
         report_written(report, json_out)
 
-    return export
+    command = _extended(export, own, hide)
+    command.__doc__ = doc or export.__doc__
+    return command
 
 
-def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str) -> dict:
+def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str,
+                 options: dict[str, Any] | None = None) -> dict:
     from ilp_pyramid.formats.fileio import write_atomic
 
     base = {"puzzle": puzzle.name, "path": str(output), "format": fmt}
     if fmt == "cnf":
         from ilp_pyramid.formats.dimacs import dimacs_text
 
-        form = _built(puzzle, instance, "cnf").form
+        form = _built(puzzle, instance, "cnf", options).form
         clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
         count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])
         write_atomic(output, dimacs_text(clauses, count, [f"c {puzzle.name}"]))
         return {**base, "variables": count, "clauses": len(clauses)}
     from ilp_pyramid.formats.mipfile import write_mip
 
-    problem = _built(puzzle, instance, "mip").form
+    problem = _built(puzzle, instance, "mip", options).form
     write_mip(problem, str(output), fmt)
     return {**base, "variables": len(problem.variables()),
             "constraints": problem.numConstraints()}
 
 
-def _built(puzzle: protocol.Puzzle, instance: Any, form: str) -> protocol.Model:
+def _built(puzzle: protocol.Puzzle, instance: Any, form: str,
+           options: dict[str, Any] | None = None) -> protocol.Model:
     if form not in puzzle.forms:
         raise InputError(f"{puzzle.name} has no {form} model (it builds "
                          f"{', '.join(puzzle.forms)})")
-    return puzzle.model(instance, form)
+    return puzzle.model(instance, form, **(options or {}))
 
 
 def _render_command(puzzle: protocol.Puzzle) -> Callable:

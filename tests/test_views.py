@@ -6,6 +6,7 @@ import numpy as np
 import pulp
 import pytest
 
+from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import Result, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.views import geometry
@@ -17,6 +18,7 @@ from ilp_pyramid.puzzles.views.geometry import (
     seed_hex,
     seed_views,
 )
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 from ilp_pyramid.verify.views import verify_answer, verify_unsolvable
 
 ROWS_347177 = ("xx..,xxxx,xxxx,xx.x", "xxxx,xxxx,xxxx,xxxx", "x.x.,xxxx,xxxx,x.xx")
@@ -116,6 +118,34 @@ def test_original_challenge_examples(cli):
     assert result.code == 1 and data["solvable"] is False
 
 
+# What `views solve --json` has always carried (the workbench's Views page reads these), and
+# the keys every puzzle's `solve --json` carries.
+VIEWS_KEYS = {"solvable", "cubes", "bits", "hex", "layers", "n", "input", "status", "reason",
+              "missing", "solver", "proved_by", "check", "lower_bound", "variables",
+              "constraints", "build_seconds", "solve_seconds", "message"}
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds"}
+
+
+@pytest.mark.parametrize("args, code, status", [
+    (["--number", "347177"], 0, "solved"),
+    (["--number", "000000"], 1, "infeasible"),
+    (["--number", "347177", "--time-limit", "0"], 3, "timeout"),
+    (["fe88e8f9b499"], 0, "solved"),
+])
+def test_solve_json_keeps_its_keys_and_has_the_common_ones(cli, args, code, status):
+    result, data = solve_json(cli, *args)
+    assert result.code == code and data["status"] == status, result.err
+    seed = {"seed"} if "--number" in args else set()
+    detail = {"detail"} if status == "infeasible" else set()
+    assert set(data) == VIEWS_KEYS | COMMON_KEYS | seed | detail
+    assert data["puzzle"] == "views" and data["form"] == "mip" and data["seconds"] >= 0
+    if seed:
+        assert data["seed"] == args[1]
+    if status == "infeasible":
+        assert data["reason"] == "unsolvable views" and data["detail"].startswith(
+            "unsolvable views: no cell can show " + data["missing"][0])
+
+
 def test_text_output_shows_views_layers_cubes_answer(cli):
     result = cli("views", "solve", "--number", "347177")
     assert result.code == 0, result.err
@@ -194,16 +224,55 @@ def test_timeout_exits_3_without_an_answer(cli, monkeypatch):
 
 def test_unproved_incumbent_is_settled_by_the_branch_and_bound(monkeypatch):
     from ilp_pyramid.backends import mip
-    from ilp_pyramid.puzzles.views import solve
     from ilp_pyramid.puzzles.views.model import cell_var_name
 
     views = seed_views(347177)
     every = {cell_var_name(x, y, z): 1.0 for z, y, x in np.argwhere(views.candidates())}
     monkeypatch.setattr(mip, "solve",
                         lambda *a, **k: Result("highs", Status.FEASIBLE, 1.0, every))
-    outcome = solve.run(views, check=False)
-    assert outcome.status == solve.SOLVED and outcome.proved_by == "branch and bound"
-    assert outcome.cubes == 18 and verify_answer(views.bits(), outcome.bits).valid
+    outcome = protocol.solve(PUZZLE, views, "highs", after={"check": False})
+    assert outcome.status is Status.SOLVED and outcome.keys["proved_by"] == "branch and bound"
+    assert int(outcome.solution.sum()) == outcome.keys["cubes"] == 18
+    assert verify_answer(views.bits(), placement_bits(outcome.solution)).valid
+
+
+def test_an_incumbent_the_branch_and_bound_cannot_prove_is_a_timeout_without_answer(
+        cli, monkeypatch):
+    from ilp_pyramid.backends import mip
+    from ilp_pyramid.puzzles.views import engine
+    from ilp_pyramid.puzzles.views.model import cell_var_name
+
+    views = seed_views(347177)
+    every = {cell_var_name(x, y, z): 1.0 for z, y, x in np.argwhere(views.candidates())}
+    monkeypatch.setattr(mip, "solve",
+                        lambda *a, **k: Result("highs", Status.FEASIBLE, 1.0, every))
+    real = engine.solve_fast
+    monkeypatch.setattr(engine, "solve_fast", lambda v, limit: real(v, 1))  # stops at once
+    result, data = solve_json(cli, "--number", "347177")
+    assert result.code == 3 and data["status"] == "timeout" and data["cubes"] is None
+    assert data["proved_by"] is None and "not checked" in data["check"]
+    assert f"best found {int(views.candidates().sum())} cubes" in data["detail"]
+    text = cli("views", "solve", "--number", "347177")
+    assert text.code == 3 and "timeout: best found" in text.out and "answer:" not in text.out
+
+
+def test_the_two_exact_methods_disagreeing_is_an_error_not_an_answer(cli, monkeypatch):
+    from ilp_pyramid.puzzles.views import engine
+
+    real = engine.solve_fast
+
+    def one_cube_short(views, limit):
+        fast = real(views, limit)
+        fast.cubes -= 1
+        return fast
+
+    monkeypatch.setattr(engine, "solve_fast", one_cube_short)
+    result, data = solve_json(cli, "--number", "347177")
+    assert result.code == 1 and data is None
+    assert "the MIP proved 18 cubes but the branch and bound proved 17" in result.err
+    # Without the cross-check the MIP's proved optimum stands alone.
+    result, data = solve_json(cli, "--number", "347177", "--no-bnb-check")
+    assert result.code == 0 and data["cubes"] == 18 and data["check"] is None
 
 
 # --- export ---------------------------------------------------------------------------------
@@ -237,11 +306,9 @@ def test_export_unknown_format(cli, tmp_path):
 # --- the independent checker ----------------------------------------------------------------
 
 def test_verify_rejects_a_missing_and_an_extra_cube():
-    from ilp_pyramid.puzzles.views import solve
-
     views = seed_views(157)
     assert verify_answer(views.bits(), placement_bits(views.candidates())).valid
-    best = solve.run(views).placement
+    best = protocol.solve(PUZZLE, views).solution
     assert verify_answer(views.bits(), placement_bits(best)).valid
     # A minimum placement loses a pixel whichever cube goes.
     for cell in np.argwhere(best):

@@ -1,13 +1,23 @@
 """`ilp-pyramid views battery`: the MD5 battery from the CLI, against independent recomputation."""
 
 import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.puzzles.views import solve
+from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.protocol import solve
 from ilp_pyramid.puzzles.views.geometry import seed_views
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 from ilp_pyramid.verify.views import verify_answer
+from tests.proctools import gone, session_members
+
+ROOT = Path(__file__).resolve().parent.parent
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def battery_json(cli, *args):
@@ -31,9 +41,10 @@ def test_small_battery_matches_the_mip_seed_by_seed(cli, tmp_path):
         seed, cubes, answer = line.split()
         views = seed_views(int(seed))
         assert verify_answer(views.bits(), f"{int(answer, 16):064b}").valid
-        mip = solve.run(views, "highs", SolveOptions(time_limit=30), check=False)
-        assert mip.proved_by == "mip" and mip.cubes == int(cubes), seed
-        total += mip.cubes
+        mip = solve(PUZZLE, views, "highs", SolveOptions(time_limit=30), after={"check": False})
+        assert mip.status is Status.SOLVED and mip.keys["proved_by"] == "mip", seed
+        assert int(mip.solution.sum()) == int(cubes), seed
+        total += int(cubes)
     assert data["total_cubes"] == total
     assert sum(data["distribution"].values()) == data["solvable"]
 
@@ -70,6 +81,47 @@ def test_cases_the_branch_and_bound_leaves_open_go_to_the_mip(cli):
 def test_bad_battery_arguments(cli, args):
     result = cli("views", "battery", *args)
     assert result.code == 2 and result.err.count("\n") == 1
+
+
+def cpu_of(pid: int) -> float | None:
+    """The CPU seconds (user + system) process `pid` has used so far, None once it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()  # fields[0] is the state, the 3rd of stat
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def test_the_battery_returns_with_no_process_left_and_counts_its_workers_cpu(tmp_path):
+    """A real `views battery` in its own session: while it runs, the CPU each process below
+    it has used is sampled (a lower bound of what each used in all); once it exits, none of
+    them may be left, and its CPU figure must hold at least their sum."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    child = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "views", "battery",
+                              "--count", "200", "--jobs", "2", "--json"], cwd=tmp_path,
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+    used: dict[int, float] = {}
+    try:
+        while child.poll() is None:
+            for pid in session_members(child.pid) - {child.pid}:
+                cpu = cpu_of(pid)
+                if cpu is not None:
+                    used[pid] = max(used.get(pid, 0.0), cpu)
+            time.sleep(0.005)
+        left = session_members(child.pid)
+    finally:
+        stragglers = gone({child.pid}, within=2.0)
+        child.kill()
+        out, err = child.communicate(timeout=30)
+    assert child.returncode == 0, err
+    assert left == set() and stragglers == set()
+    data = json.loads(out)
+    assert data["count"] == 200 and data["jobs"] == 2
+    # The forkserver, the resource tracker and the pool's workers.
+    assert len(used) >= 3, used
+    assert data["cpu_seconds"] >= sum(used.values()) > 0, (data["cpu_seconds"], used)
 
 
 @pytest.mark.slow

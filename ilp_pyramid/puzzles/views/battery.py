@@ -5,23 +5,38 @@ unsolvable inputs (about 99.5 % of them), the exact branch and bound on the rest
 one), and the independent re-projection check of every verdict in the chunk, solvable or not.
 A case the branch and bound could not finish within its node limit goes to the MIP; one that
 neither proves is reported as unproved, never counted as optimal in silence.
+
+The pool's helper processes (the forkserver, the resource tracker) are stopped and waited for
+before `run_battery` returns: none outlives it, and the CPU they and the workers used is in
+its CPU figure (this process's RUSAGE_CHILDREN).
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
 import multiprocessing
+import resource
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ilp_pyramid import protocol
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.machine import cores
-from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, SEED_DIGITS, parse_spec, seed_hex
+from ilp_pyramid.puzzles.views.geometry import (
+    BATTERY_SIZE,
+    SEED_DIGITS,
+    placement_bits,
+    seed_views,
+)
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
+from ilp_pyramid.verify.views import verify_batch
 
 N = 4  # the battery's puzzles are 4 x 4 x 4 (48 input bits, 64 answer bits)
 CHUNK = 25_000
@@ -64,14 +79,11 @@ class ChunkResult:
     nodes: np.ndarray
     unproved: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)  # verdicts the re-projection rejected
-    cpu_seconds: float = 0.0  # CPU of the process that ran the chunk, over the chunk
 
 
 def run_chunk(start: int, stop: int, node_limit: int = NODE_LIMIT) -> ChunkResult:
     from ilp_pyramid.puzzles.views.engine import min_cubes, solvable_batch
-    from ilp_pyramid.verify.views import verify_batch
 
-    cpu = time.process_time()
     values = seed_inputs(start, stop)
     tops, fronts, sides = engine_masks(values)
     solvable = solvable_batch(N, tops, fronts, sides)
@@ -95,7 +107,7 @@ def run_chunk(start: int, stop: int, node_limit: int = NODE_LIMIT) -> ChunkResul
     holds = verify_batch(N, values, answers, solvable)
     failed = [start + int(i) for i in np.nonzero(~holds)[0]]
     return ChunkResult(start, stop, where + start, cubes, answers[where], seconds, nodes,
-                       unproved, failed, time.process_time() - cpu)
+                       unproved, failed)
 
 
 def _chunk_job(args: tuple[int, int, int]) -> ChunkResult:
@@ -122,7 +134,7 @@ class BatteryReport:
     count: int
     jobs: int
     seconds: float = 0.0  # wall clock, engine load excluded
-    cpu_seconds: float = 0.0  # CPU of this process and its workers over the same span
+    cpu_seconds: float = 0.0  # CPU of this process and of its helpers and workers, same span
     warmup_seconds: float = 0.0
     cases: list[Case] = field(default_factory=list)  # solvable seeds, in seed order
     unproved: list[int] = field(default_factory=list)
@@ -197,20 +209,20 @@ def run_battery(start: int = 0, count: int = BATTERY_SIZE, jobs: int | None = No
     began = time.perf_counter()
     warm_up()  # compile into (or load from) the on-disk cache the workers then load
     report.warmup_seconds = time.perf_counter() - began
-    began, cpu = time.perf_counter(), time.process_time()
+    began, cpu = time.perf_counter(), cpu_seconds()
     chunks = [(a, b, node_limit) for a, b in plan(start, count, jobs)]
     results: list[ChunkResult] = []
-    pooled = jobs > 1 and len(chunks) > 1
-    if not pooled:
-        for chunk in chunks:
-            results.append(_chunk_job(chunk))
-            if advance:
-                advance(chunk[1] - chunk[0])
+
+    def done(result: ChunkResult) -> None:
+        results.append(result)
+        if advance:
+            advance(result.stop - result.start)
+
+    if jobs > 1 and len(chunks) > 1:
+        _run_pooled(chunks, min(jobs, len(chunks)), done)
     else:
-        for result in _run_pooled(chunks, min(jobs, len(chunks))):
-            results.append(result)
-            if advance:
-                advance(result.stop - result.start)
+        for chunk in chunks:
+            done(_chunk_job(chunk))
     results.sort(key=lambda r: r.start)
     for r in results:
         report.cases += [Case(int(s), int(c), int(a), float(t), int(k))
@@ -221,32 +233,54 @@ def run_battery(start: int = 0, count: int = BATTERY_SIZE, jobs: int | None = No
     if report.unproved:
         _prove_with_mip(report, solver)
     report.seconds = time.perf_counter() - began
-    # The workers are the forkserver's children, not ours: each chunk reports its own CPU.
-    report.cpu_seconds = time.process_time() - cpu
-    if pooled:
-        report.cpu_seconds += sum(r.cpu_seconds for r in results)
+    report.cpu_seconds = cpu_seconds() - cpu
     return report
 
 
-def _run_pooled(chunks: list[tuple[int, int, int]], workers: int) -> Iterator[ChunkResult]:
-    """The chunks on `workers` processes, results as they finish.
+def cpu_seconds() -> float:
+    """CPU of this process, and of its children that ended and were waited for: the
+    forkserver, and through it the workers it waited for (they are its children, not ours)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _run_pooled(chunks: list[tuple[int, int, int]], workers: int,
+                done: Callable[[ChunkResult], None]) -> None:
+    """The chunks on `workers` processes, each result to `done` as it finishes.
 
     The workers come from a forkserver, a single-threaded process that loaded the compiled
     engine once: forking this process instead would copy whatever locks its other threads
     (the CLI's signal watchdog, a solver's) held at that moment, and a pool of such children
-    has hung in its own queue.
+    has hung in its own queue. Once the pool is shut down (its workers joined), the
+    forkserver and the resource tracker are stopped and waited for (`_stop_helpers`).
     """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["ilp_pyramid.puzzles.views.engine"])
-    with ProcessPoolExecutor(workers, mp_context=context,
-                             initializer=_warm_worker) as executor:
-        futures = [executor.submit(_chunk_job, chunk) for chunk in chunks]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=context,
+                                 initializer=_warm_worker) as executor:
+            futures = [executor.submit(_chunk_job, chunk) for chunk in chunks]
+            try:
+                for future in as_completed(futures):
+                    done(future.result())
+            finally:
+                for future in futures:
+                    future.cancel()
+    finally:
+        _stop_helpers()
+
+
+def _stop_helpers() -> None:
+    """Stop multiprocessing's forkserver and resource tracker and wait for them: left alone
+    they end only when this process does, so they would outlive the battery (and a forkserver
+    that waited for the workers is what brings their CPU into RUSAGE_CHILDREN)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    # The pool's queues and locks unregister from the tracker as they are freed: freed now,
+    # the tracker finds nothing left to clean up (and warns of nothing) as it stops.
+    gc.collect()
+    forkserver._forkserver._stop()
+    resource_tracker._resource_tracker._stop()
 
 
 def _warm_worker() -> None:
@@ -255,20 +289,32 @@ def _warm_worker() -> None:
     warm_up()
 
 
+def mip_optimum(seed: int, solver: str, time_limit: float) -> protocol.Result:
+    """Battery puzzle `seed` solved by the MIP alone (no branch and bound cross-check): the
+    result is solved only with an optimum the MIP proved (its "proved_by" key says "mip")
+    or one the branch and bound settled after the MIP stopped early."""
+    return protocol.solve(PUZZLE, seed_views(seed), solver, SolveOptions(time_limit=time_limit),
+                          after={"check": False})
+
+
+def proved_by_mip(result: protocol.Result) -> int | None:
+    """The cubes of an optimum the MIP proved, else None."""
+    if result.status is Status.SOLVED and result.keys.get("proved_by") == "mip":
+        return int(result.solution.sum())
+    return None
+
+
 def _prove_with_mip(report: BatteryReport, solver: str) -> None:
     """Cases the branch and bound left open: the MIP proves them or they stay unproved."""
-    from ilp_pyramid.backends.base import SolveOptions
-    from ilp_pyramid.puzzles.views import solve
-
     by_seed = {case.seed: case for case in report.cases}
     still_open = []
     for seed in report.unproved:
-        outcome = solve.run(parse_spec(seed_hex(seed)), solver,
-                            SolveOptions(time_limit=MIP_FALLBACK_SECONDS), check=False)
-        if outcome.status == solve.SOLVED and outcome.proved_by == "mip":
+        result = mip_optimum(seed, solver, MIP_FALLBACK_SECONDS)
+        cubes = proved_by_mip(result)
+        if cubes is not None:
             case = by_seed[seed]
-            case.cubes = outcome.cubes
-            case.answer = int(outcome.bits, 2)
+            case.cubes = cubes
+            case.answer = int(placement_bits(result.solution), 2)
             case.proved_by = "mip"
         else:
             still_open.append(seed)
@@ -297,9 +343,6 @@ def cross_check(report: BatteryReport, sample: int, solver: str = "highs",
                 time_limit: float = 60.0,
                 advance: Callable[[int], None] | None = None) -> CrossCheck:
     """Re-solve `sample` solvable cases, spread evenly over the battery, with the MIP."""
-    from ilp_pyramid.backends.base import SolveOptions
-    from ilp_pyramid.puzzles.views import solve
-
     out = CrossCheck()
     cases = report.cases
     if not cases or sample <= 0:
@@ -307,13 +350,12 @@ def cross_check(report: BatteryReport, sample: int, solver: str = "highs",
     step = len(cases) / min(sample, len(cases))
     for i in range(min(sample, len(cases))):
         case = cases[int(i * step)]
-        outcome = solve.run(parse_spec(seed_hex(case.seed)), solver,
-                            SolveOptions(time_limit=time_limit), check=False)
+        result = mip_optimum(case.seed, solver, time_limit)
         out.checked += 1
-        out.mip_seconds.append(outcome.build_seconds + outcome.solve_seconds)
-        mip_cubes = outcome.cubes if outcome.proved_by == "mip" else -1
+        out.mip_seconds.append(result.build_seconds + result.solve_seconds)
+        mip_cubes = proved_by_mip(result)
         if mip_cubes != case.cubes:
-            out.disagree.append((case.seed, case.cubes, mip_cubes))
+            out.disagree.append((case.seed, case.cubes, -1 if mip_cubes is None else mip_cubes))
         if advance:
             advance(1)
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,12 +32,14 @@ CLEAR_CHARS = frozenset(".-0_")
 
 @dataclass(frozen=True, eq=False)
 class Views:
-    """Three n x n boolean views (see the module docstring for the axes)."""
+    """Three n x n boolean views (see the module docstring for the axes); `number` is the
+    battery's puzzle they are, when they came from one (`seed_views`): outputs name it."""
 
     n: int
     top: np.ndarray
     front: np.ndarray
     side: np.ndarray
+    number: int | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("top", "front", "side"):
@@ -202,7 +204,8 @@ def seed_hex(seed: int) -> str:
 
 
 def seed_views(seed: int) -> Views:
-    return parse_spec(seed_hex(seed))
+    views = parse_spec(seed_hex(seed))
+    return Views(views.n, views.top, views.front, views.side, number=seed)
 
 
 # --- output ---------------------------------------------------------------------------------
@@ -224,6 +227,22 @@ def view_rows(view: np.ndarray) -> list[str]:
 def layer_rows(placement: np.ndarray) -> list[list[str]]:
     """One list of rows per layer (z = 0 first); rows y = 0 (back) first, x left to right."""
     return [view_rows(layer) for layer in np.asarray(placement, dtype=bool)]
+
+
+def origin(views: Views) -> str:
+    """" (seed 000157)" for a battery puzzle, else ""."""
+    return f" (seed {views.number:0{SEED_DIGITS}})" if views.number is not None else ""
+
+
+def heading(views: Views) -> str:
+    """"views n=4: fe88e8f9b499 (seed 000157)": the size, the input, the battery number."""
+    return f"views n={views.n}: {views.hex() or views.bits()}{origin(views)}"
+
+
+def picture(views: Views) -> list[str]:
+    """The heading, then the three views side by side as rows of x and ."""
+    blocks = [view_rows(v) for v in (views.top, views.front, views.side)]
+    return [heading(views), *side_by_side(blocks, ["top", "front", "side"])]
 
 
 def side_by_side(blocks: list[list[str]], titles: list[str], gap: int = 3) -> list[str]:

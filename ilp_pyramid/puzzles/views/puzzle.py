@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Infeasible, Model
+from ilp_pyramid.errors import InputError, SolverError
+from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Result
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from ilp_pyramid.backends.base import SolveOptions
     from ilp_pyramid.puzzles.views.geometry import Views
 
 # The spec's solvable example (the battery's puzzle 000157), docs/views.md.
@@ -37,9 +38,9 @@ class ViewsPuzzle:
 
     name = "views"
     title = "Top-front-side views: the fewest cubes in an n x n x n grid that show three views"
-    # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
-    # added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.puzzles.views.cli:app"
+    # Its command group: the standard solve and export with the views' own options, and the
+    # battery; the standard commands it lacks are added from this object (puzzle_cli.app_for).
+    cli_app = "ilp_pyramid.commands.views:app"
     forms = ("mip",)
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 
@@ -86,13 +87,36 @@ class ViewsPuzzle:
             from ilp_pyramid.verify.views import verify_unsolvable
 
             if not verify_unsolvable(instance.bits()).valid:
-                raise InputError("internal error: the unsolvable verdict failed its check")
+                raise SolverError("internal error: the unsolvable verdict failed its check")
             raise Infeasible(f"{UNSOLVABLE_REASON}: no cell can show "
                              f"{', '.join(missing_pixels(instance))}")
         from ilp_pyramid.puzzles.views.model import build_model
 
         built = build_model(instance)
-        return Model("mip", built.problem, lambda answer: built.decode(answer.values))
+        return Model("mip", built.problem, lambda answer: built.decode(answer.values),
+                     build_seconds=built.build_seconds, variables=built.num_variables,
+                     constraints=built.num_constraints)
+
+    def after(self, instance: Views, result: Result, options: SolveOptions,
+              check: bool = True) -> Result:
+        """The cross-check with the exact branch and bound (solve.after): always when the
+        MIP did not prove its optimum (the proved count is then the answer, or the result a
+        timeout), and when `check`. SolverError when the two exact methods disagree."""
+        from ilp_pyramid.puzzles.views.solve import after
+
+        return after(instance, result, check)
+
+    def json_keys(self, instance: Views, result: Result) -> dict:
+        """`views solve --json`'s own keys (solve.json_keys)."""
+        from ilp_pyramid.puzzles.views.solve import json_keys
+
+        return json_keys(instance, result)
+
+    def summary(self, instance: Views, result: Result) -> str:
+        """The model, the check and the proof under the picture (solve.summary)."""
+        from ilp_pyramid.puzzles.views.solve import summary
+
+        return summary(instance, result)
 
     def verify(self, instance: Views, solution: np.ndarray) -> list[str]:
         """Whether the cubes show exactly the views, by re-projection (verify/views.py).
@@ -103,30 +127,33 @@ class ViewsPuzzle:
         return verify_answer(instance.bits(), placement_bits(solution)).reasons()
 
     def render(self, instance: Views, solution: np.ndarray, fmt: str = "text") -> str | bytes:
-        """"text": the views and the layers side by side, and the answer bits; "png" /
-        "svg": the views beside the cubes as voxels (extra `pictures`)."""
+        """"text": the views and the layers side by side, the cubes (and the spec's lower
+        bound) and the answer bits; "png" / "svg": the views beside the cubes as voxels
+        (extra `pictures`)."""
         from ilp_pyramid.puzzles.views import geometry
+        from ilp_pyramid.puzzles.views.solve import lower_bound
 
-        code = instance.hex() or instance.bits()
         if fmt == "text":
-            views = [geometry.view_rows(v) for v in (instance.top, instance.front, instance.side)]
             layers = geometry.layer_rows(solution)
             bits = geometry.placement_bits(solution)
-            lines = [f"views n={instance.n}: {code}"]
-            lines += geometry.side_by_side(views, ["top", "front", "side"])
+            code = geometry.bits_hex(bits)
+            lines = geometry.picture(instance)
             lines += geometry.side_by_side(layers, [f"z={z}" for z in range(len(layers))])
-            lines.append(f"cubes: {int(solution.sum())}; answer: "
-                         f"{geometry.bits_hex(bits) or bits}")
+            lines.append(f"cubes: {int(solution.sum())} (lower bound from the fullest view: "
+                         f"{lower_bound(instance)})")
+            lines.append(f"answer: {code} ({len(bits)} bits: {bits})" if code else
+                         f"answer: {bits}")
             return "\n".join(lines) + "\n"
+        title = f"views {instance.hex() or instance.bits()}{geometry.origin(instance)}"
         if fmt == "png":
             from ilp_pyramid.puzzles.views.render import png_bytes
 
-            return png_bytes(instance, solution, f"views {code}")
+            return png_bytes(instance, solution, title)
         if fmt == "svg":
             from ilp_pyramid.figures import svg_text
             from ilp_pyramid.puzzles.views.render import figure
 
-            return svg_text(figure(instance, solution, f"views {code}"))
+            return svg_text(figure(instance, solution, title))
         raise InputError(f"views draws text, png or svg, not {fmt!r}")
 
     def to_json(self, instance: Views, solution: np.ndarray) -> dict:

@@ -1,84 +1,39 @@
-"""One views instance end to end: unsolvable check -> MIP -> decode -> verify -> cross-check.
+"""What the views puzzle adds to the one solve path (`protocol.solve`), as plain functions.
 
-The CLI and the tests go through `run`, so no answer is reported unless the independent
-re-projection accepted it, and none is called optimal unless the MIP proved it or the exact
-branch and bound (`engine.py`) reached the same count.
+- `lower_bound`, `missing_pixels`: the spec's bound, and why views are unsolvable;
+- `after`: the puzzle's `after` hook, the cross-check with the exact branch and bound
+  (`engine.py`). No answer is called optimal unless the MIP proved it or the branch and
+  bound reached the same count; an unproved MIP optimum the branch and bound settles is
+  taken over, and the two exact methods disagreeing is an error, never an answer;
+- `json_keys`, `summary`: the keys of `views solve --json` and the text under the picture.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ilp_pyramid import backends
-from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.views.geometry import (
     Views,
+    bits_hex,
     layer_rows,
     maximal_placement,
+    picture,
     placement_bits,
     projections,
 )
-from ilp_pyramid.verify.views import verify_answer, verify_unsolvable
+from ilp_pyramid.verify.views import verify_answer
 
-# The one status vocabulary (backends/base.py); views that no placement shows are
-# "infeasible", with the detail "unsolvable views" (--json "reason").
-SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
+if TYPE_CHECKING:
+    from ilp_pyramid.protocol import Result
+
+# The detail of views no placement shows (--json "reason"); the status is "infeasible".
 UNSOLVABLE_REASON = "unsolvable views"
 CHECK_NODE_LIMIT = 500_000  # the cross-check gives up (and says so) beyond this
-
-
-@dataclass
-class ViewsRun:
-    views: Views
-    status: Status
-    solver: str
-    placement: np.ndarray | None = None
-    proved_by: str = ""  # "mip" or "branch and bound" when the optimum is certain
-    build_seconds: float = 0.0
-    solve_seconds: float = 0.0
-    variables: int = 0
-    constraints: int = 0
-    check: str = ""  # what the second exact method said
-    check_cubes: int | None = None
-    missing: list[str] | None = None  # unsolvable: the pixels no cell can show
-    message: str = ""
-    detail: str = ""  # what the puzzle knows beyond the status: UNSOLVABLE_REASON
-
-    @property
-    def cubes(self) -> int | None:
-        return int(self.placement.sum()) if self.placement is not None else None
-
-    @property
-    def bits(self) -> str | None:
-        return placement_bits(self.placement) if self.placement is not None else None
-
-    def to_json(self) -> dict:
-        from ilp_pyramid.puzzles.views.geometry import bits_hex
-
-        return {
-            "solvable": self.detail != UNSOLVABLE_REASON,
-            "cubes": self.cubes if self.status == SOLVED else None,
-            "bits": self.bits if self.status == SOLVED else None,
-            "hex": bits_hex(self.bits) if self.status == SOLVED else None,
-            "layers": layer_rows(self.placement) if self.status == SOLVED else None,
-            "n": self.views.n,
-            "input": self.views.hex() or self.views.bits(),
-            "status": self.status,
-            "reason": self.detail or None,
-            "missing": self.missing,  # unsolvable: the pixels no cell can show (why)
-            "solver": self.solver,
-            "proved_by": self.proved_by or None,
-            "check": self.check or None,
-            "lower_bound": lower_bound(self.views),
-            "variables": self.variables,
-            "constraints": self.constraints,
-            "build_seconds": round(self.build_seconds, 4),
-            "solve_seconds": round(self.solve_seconds, 4),
-            "message": self.message,
-        }
+MIP, BNB = "mip", "branch and bound"  # what proved an optimum (--json "proved_by")
 
 
 def lower_bound(views: Views) -> int:
@@ -96,72 +51,115 @@ def missing_pixels(views: Views) -> list[str]:
     return out
 
 
-def run(views: Views, solver: str = "highs", options: SolveOptions | None = None,
-        check: bool = True) -> ViewsRun:
-    options = options or SolveOptions()
-    if not views.solvable():
-        verdict = verify_unsolvable(views.bits())
-        if not verdict.valid:
-            raise SolverError("internal error: the unsolvable verdict failed its check")
-        return ViewsRun(views, INFEASIBLE, solver, missing=missing_pixels(views),
-                        detail=UNSOLVABLE_REASON)
-
-    from ilp_pyramid.puzzles.views.model import build_model
-
-    model = build_model(views)
-    result = backends.solve(model.problem, solver, options)
-    outcome = ViewsRun(views, ERROR, solver, build_seconds=model.build_seconds,
-                       solve_seconds=result.seconds, variables=model.num_variables,
-                       constraints=model.num_constraints, message=result.message)
-    if result.status == Status.TIMEOUT:
-        outcome.status = TIMEOUT
-        return outcome
-    if not result.has_solution:
-        outcome.message = outcome.message or f"the solver answered {result.status}"
-        return outcome  # solvable views, so "infeasible" would be a solver failure
-
-    placement = model.decode(result.values)
-    verdict = verify_answer(views.bits(), placement_bits(placement))
-    if not verdict.valid:
-        raise SolverError(f"{solver} returned cubes that fail the re-projection: "
-                          f"{'; '.join(verdict.reasons()[:3])}")
-    outcome.placement = placement
-    if result.status == Status.SOLVED:
-        outcome.proved_by = "mip"
-    if check or not outcome.proved_by:
-        _cross_check(outcome)
-    if not outcome.proved_by:
-        outcome.status = TIMEOUT
-        outcome.message = (f"best found {outcome.cubes} cubes, optimality not proved within "
-                           f"the time limit")
-        outcome.placement = None
-        return outcome
-    outcome.status = SOLVED
-    return outcome
+def after(views: Views, result: Result, check: bool = True) -> Result:
+    """The verified MIP answer cross-checked by the branch and bound (always when the MIP
+    did not prove its optimum, else when `check`). Its verdict goes to `result.keys`:
+    "proved_by" and "check", which `json_keys` reports. SolverError when the two exact
+    methods disagree."""
+    result.keys = {"proved_by": None, "check": None}
+    if result.status is Status.INFEASIBLE and views.solvable():
+        # The views are solvable (a placement shows them): "infeasible" is a solver failure.
+        result.status, result.detail = Status.ERROR, \
+            f"the solver answered infeasible ({result.detail})" if result.detail else \
+            "the solver answered infeasible"
+        return result
+    if result.solution is None:
+        return result
+    proved_by = MIP if result.status is Status.SOLVED else ""
+    if check or not proved_by:
+        proved_by = _cross_check(views, result, proved_by)
+    result.keys["proved_by"] = proved_by or None
+    if not proved_by:
+        result.status = Status.TIMEOUT
+        result.detail = (f"best found {int(result.solution.sum())} cubes, optimality not "
+                         f"proved within the time limit")
+        result.solution = None  # an unproved count is no answer
+        return result
+    result.status, result.detail = Status.SOLVED, ""
+    return result
 
 
-def _cross_check(outcome: ViewsRun) -> None:
-    """Second exact method: the branch and bound must reach the same count."""
+def _cross_check(views: Views, result: Result, proved_by: str) -> str:
+    """Second exact method: the branch and bound must reach the same count. Returns what
+    proved the optimum ("" if nothing did); takes over its cubes when they are fewer than an
+    unproved MIP's."""
     from ilp_pyramid.puzzles.views.engine import solve_fast
 
-    fast = solve_fast(outcome.views, CHECK_NODE_LIMIT)
+    fast = solve_fast(views, CHECK_NODE_LIMIT)
     if not fast.proved:
-        outcome.check = f"branch and bound stopped after {fast.nodes} nodes (not checked)"
-        return
-    outcome.check_cubes = fast.cubes
-    mine = outcome.cubes
-    if outcome.proved_by and fast.cubes != mine:
+        result.keys["check"] = f"branch and bound stopped after {fast.nodes} nodes (not checked)"
+        return proved_by
+    mine = int(result.solution.sum())
+    if proved_by and fast.cubes != mine:
         raise SolverError(f"the MIP proved {mine} cubes but the branch and bound proved "
                           f"{fast.cubes}: one of them is wrong")
     if fast.cubes > mine:
         raise SolverError(f"the branch and bound proved {fast.cubes} cubes but the MIP found "
                           f"a verified {mine}: the branch and bound is wrong")
-    if not outcome.proved_by:
-        if fast.cubes < mine:
-            # The MIP stopped early on a worse cover; the proved one is the answer.
-            verdict = verify_answer(outcome.views.bits(), placement_bits(fast.placement))
-            if not verdict.valid:
-                raise SolverError("the branch and bound's cubes fail the re-projection")
-            outcome.placement = fast.placement
-        outcome.proved_by = "branch and bound"
-    outcome.check = f"branch and bound proves {fast.cubes} cubes ({fast.nodes} nodes)"
+    result.keys["check"] = f"branch and bound proves {fast.cubes} cubes ({fast.nodes} nodes)"
+    if proved_by:
+        return proved_by
+    if fast.cubes < mine:
+        # The MIP stopped early on a worse cover; the proved one is the answer.
+        if not verify_answer(views.bits(), placement_bits(fast.placement)).valid:
+            raise SolverError("the branch and bound's cubes fail the re-projection")
+        result.solution = fast.placement
+    return BNB
+
+
+def json_keys(views: Views, result: Result) -> dict[str, Any]:
+    """The keys of `views solve --json` beside the common ones (puzzle, status, solver, form,
+    seconds, detail): the answer when solved (cubes, bits, hex, layers; else None), the
+    input, why unsolvable views are (reason, missing), what proved the optimum, the bound,
+    the model's size and times; "seed" for a battery puzzle."""
+    solution = result.solution if result.status is Status.SOLVED else None
+    bits = placement_bits(solution) if solution is not None else None
+    unsolvable = not views.solvable()
+    backend = result.backend.message if result.backend is not None else ""
+    keys = {
+        "solvable": not unsolvable,
+        "cubes": int(solution.sum()) if solution is not None else None,
+        "bits": bits,
+        "hex": bits_hex(bits) if bits is not None else None,
+        "layers": layer_rows(solution) if solution is not None else None,
+        "n": views.n,
+        "input": views.hex() or views.bits(),
+        "status": str(result.status),
+        "reason": UNSOLVABLE_REASON if unsolvable else None,
+        "missing": missing_pixels(views) if unsolvable else None,  # the pixels no cell shows
+        "solver": result.solver,
+        "proved_by": result.keys.get("proved_by"),
+        "check": result.keys.get("check"),
+        "lower_bound": lower_bound(views),
+        "variables": result.variables,
+        "constraints": result.constraints,
+        "build_seconds": round(result.build_seconds, 4),
+        "solve_seconds": round(result.solve_seconds, 4),
+        "message": "" if unsolvable else result.detail or backend,
+    }
+    if views.number is not None:
+        keys["seed"] = f"{views.number:06}"
+    return keys
+
+
+def summary(views: Views, result: Result) -> str:
+    """The text under the picture: the model and how the optimum was proved; without a
+    solution (no picture then), the views and why there is no answer."""
+    lines = [] if result.solution is not None else picture(views)
+    if not views.solvable():
+        return "\n".join([*lines, f"unsolvable: no cell can show "
+                                  f"{', '.join(missing_pixels(views))}"]) + "\n"
+    lines.append(f"model: {result.variables} variables, {result.constraints} constraints; "
+                 f"build {result.build_seconds:.3f} s, solve {result.solve_seconds:.3f} s "
+                 f"({result.solver})")
+    if result.keys.get("check"):
+        lines.append(f"check: {result.keys['check']}")
+    if result.status is Status.TIMEOUT:
+        lines.append(f"timeout: {result.detail or 'no solution within the time limit'}")
+    elif result.status is not Status.SOLVED:
+        lines.append(f"{result.status}: the solver failed {result.detail}".rstrip())
+    else:
+        prover = f"the MIP ({result.solver})" if result.keys.get("proved_by") == MIP else BNB
+        lines.append(f"verified: the {int(result.solution.sum())} cubes show exactly the "
+                     f"three views; optimal, proved by {prover}")
+    return "\n".join(lines) + "\n"

@@ -1,38 +1,38 @@
-"""`ilp-pyramid views ...`: the top-front-side puzzle (solve, export, battery)."""
+"""`ilp-pyramid views ...`: the top-front-side puzzle. `solve` and `export` are the standard
+commands (puzzle_cli) with the views' own options, the views given as SPEC, --number or
+--top/--front/--side; `battery` is the spec's one-million-case battery."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from ilp_pyramid import protocol, puzzle_cli
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
-    EXIT_TIMEOUT,
-    Format,
     Jobs,
     Json,
     Output,
     Solver,
-    Threads,
-    TimeLimit,
-    Verbose,
     console,
     err_console,
     fail,
     like,
     print_json,
-    report_written,
-    solve_options,
-    solver_names,
 )
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.machine import cores
+from ilp_pyramid.puzzles.views import battery as bat
 from ilp_pyramid.puzzles.views import geometry
 from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N, Views
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 
 app = typer.Typer(
     help="Top-front-side puzzle: the fewest cubes in an n x n x n grid that show three views.",
@@ -45,7 +45,7 @@ SpecArg = typer.Argument(None, metavar="SPEC",
                               "string (48 for n = 4); top, front, side, each row by row, "
                               "most significant bit first.")
 # Not --seed: that is an integer random seed everywhere; this is a battery puzzle's name.
-PuzzleOpt = typer.Option(None, "--number", metavar="DIGITS",
+NumberOpt = typer.Option(None, "--number", metavar="DIGITS",
                          help="The battery's puzzle of that number: MD5 of the 6-digit string "
                               "(e.g. 000157).")
 TopOpt = typer.Option(None, "--top", help="Top view rows, back row first: xx..,xxxx,...")
@@ -56,14 +56,20 @@ SideOpt = typer.Option(None, "--side",
 SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
                        help="Grid size for SPEC when its length is ambiguous (default: from "
                             "the length; a 0/1 string of 3 n^2 characters is bits).")
-SolverOpt = like(Solver, default="highs", help=f"{solver_names('mip')} (MIP).")
+# The solvers that take a form the views model comes in (a MIP only), from the solver table.
+TAKERS = [entry.name for entry in solvers.SOLVERS
+          if any(entry.takes(form) for form in PUZZLE.forms)]
+SOLVER_HELP = f"{' | '.join(TAKERS)} (MIP)."
+# The standard options a views instance does not use: it is no FILE and is not generated
+# (solve keeps --seed, the solver's: the bench passes one to every run).
+HIDDEN = ("file", "generate", "planted")
 
 
-def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str | None,
-               side: str | None, n: int | None) -> tuple[Views, str]:
-    """The views from exactly one of SPEC, --number, --top/--front/--side; and where from."""
+def load_views(spec: str | None, number: str | None, top: str | None, front: str | None,
+               side: str | None, n: int | None) -> Views:
+    """The views from exactly one of SPEC, --number, --top/--front/--side."""
     rows = (top, front, side)
-    given = [name for name, value in (("SPEC", spec), ("--number", puzzle))
+    given = [name for name, value in (("SPEC", spec), ("--number", number))
              if value is not None]
     if any(r is not None for r in rows):
         given.append("--top/--front/--side")
@@ -73,12 +79,12 @@ def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str
         fail(f"give the views only one way (got {' and '.join(given)})")
     try:
         if spec is not None:
-            return geometry.parse_spec(spec, n), ""
-        if puzzle is not None:
-            number = geometry.parse_seed(puzzle)
+            return geometry.parse_spec(spec, n)
+        if number is not None:
+            seed = geometry.parse_seed(number)
             if n not in (None, geometry.DEFAULT_N):
                 fail("--number inputs are n = 4 puzzles")
-            return geometry.seed_views(number), f"seed {number:06}"
+            return geometry.seed_views(seed)
         missing = [f"--{name}" for name, r in zip(("top", "front", "side"), rows, strict=True)
                    if r is None]
         if missing:
@@ -86,147 +92,57 @@ def load_views(spec: str | None, puzzle: str | None, top: str | None, front: str
         views = geometry.from_rows(top, front, side)
         if n is not None and views.n != n:
             fail(f"the views are {views.n} x {views.n} but --size is {n}")
-        return views, ""
+        return views
     except InputError as exc:
         fail(str(exc))
 
 
-def check_solver(solver: str) -> None:
-    from ilp_pyramid import backends
-
-    try:
-        backends.first_form(solver, ("mip",), "the views model")  # a MIP model only
-        backends.require(solver)
-    except InputError as exc:
-        fail(str(exc))
-
-
-def print_views(views: Views, origin: str) -> None:
-    code = views.hex() or views.bits()
-    console.print(f"views n={views.n}: {code}" + (f" ({origin})" if origin else ""),
-                  markup=False, soft_wrap=True)
-    blocks = [geometry.view_rows(v) for v in (views.top, views.front, views.side)]
-    for line in geometry.side_by_side(blocks, ["top", "front", "side"]):
-        console.print(line, markup=False)
-
-
-@app.command()
-def solve(
-    spec: str = SpecArg,
-    puzzle: str = PuzzleOpt,
-    top: str = TopOpt,
-    front: str = FrontOpt,
-    side: str = SideOpt,
-    n: int = SizeOpt,
-    solver: str = SolverOpt,
-    time_limit: float = TimeLimit,
-    threads: int = Threads,
+def _solve_options(
+    spec: str | None = SpecArg,
+    number: str | None = NumberOpt,
+    top: str | None = TopOpt,
+    front: str | None = FrontOpt,
+    side: str | None = SideOpt,
+    n: int | None = SizeOpt,
     # Not --check: that is `bench render`'s "change nothing, exit 1 if stale".
     check: bool = typer.Option(True, "--bnb-check/--no-bnb-check",
                                help="Cross-check the optimum with the exact branch and bound."),
-    json_out: bool = Json,
-    verbose: bool = Verbose,
-    png: Path = typer.Option(None, "--png", help="Write a picture: the three views beside "
-                                                 "the minimum placement as voxels."),
-) -> None:
-    """The fewest cubes showing the views, as layers and a 64-bit answer; or "unsolvable".
+    png: Path | None = typer.Option(None, "--png", help="Write a picture: the three views "
+                                                        "beside the minimum placement as "
+                                                        "voxels."),
+) -> puzzle_cli.Call:
+    views = load_views(spec, number, top, front, side, n)
+    return puzzle_cli.Call(instance=views, after={"check": check},
+                           then=None if png is None else functools.partial(_write_png, png))
+
+
+def _write_png(path: Path, _views: Views, result: protocol.Result) -> None:
+    """The views beside the minimum placement; nothing without one (no answer to draw)."""
+    if result.solution is not None:
+        save(path, result.render("png"))
+
+
+def _export_options(
+    spec: str | None = SpecArg,
+    number: str | None = NumberOpt,
+    top: str | None = TopOpt,
+    front: str | None = FrontOpt,
+    side: str | None = SideOpt,
+    n: int | None = SizeOpt,
+) -> puzzle_cli.Call:
+    return puzzle_cli.Call(instance=load_views(spec, number, top, front, side, n))
+
+
+app.command("solve")(puzzle_cli.solve_command(
+    PUZZLE, _solve_options, hide=HIDDEN, solver_help=SOLVER_HELP,
+    doc="""The fewest cubes showing the views, as layers and a 64-bit answer; or "unsolvable".
 
     Exit codes: 0 solved, 1 unsolvable, 2 bad input, 3 time limit before the optimum was
     proved.
-    """
-    from ilp_pyramid.puzzles.views import solve as runner
-
-    check_solver(solver)
-    views, origin = load_views(spec, puzzle, top, front, side, n)
-    options = solve_options(time_limit, threads, None, verbose and not json_out)
-    outcome = runner.run(views, solver, options, check=check)
-    if png is not None and outcome.status == runner.SOLVED:
-        _write_png(png, views, outcome.placement, origin)
-    if json_out:
-        data = outcome.to_json()
-        if origin:
-            data["seed"] = origin.split()[-1]
-        print_json(data)
-    else:
-        print_views(views, origin)
-        _report(outcome, runner)
-    if outcome.status == runner.INFEASIBLE:
-        raise typer.Exit(EXIT_NO_SOLUTION)
-    if outcome.status == runner.TIMEOUT:
-        raise typer.Exit(EXIT_TIMEOUT)
-    if outcome.status != runner.SOLVED:
-        raise typer.Exit(EXIT_NO_SOLUTION)
-
-
-def _write_png(path: Path, views: Views, placement, origin: str) -> None:
-    from ilp_pyramid.figures import save
-    from ilp_pyramid.puzzles.views.render import png_bytes
-
-    code = views.hex() or views.bits()
-    title = f"views {code}" + (f" ({origin})" if origin else "")
-    save(path, png_bytes(views, placement, title))
-
-
-def _report(outcome, runner) -> None:
-    if outcome.status == runner.INFEASIBLE:
-        console.print(f"unsolvable: no cell can show {', '.join(outcome.missing)}",
-                      markup=False, soft_wrap=True)
-        return
-    console.print(f"model: {outcome.variables} variables, {outcome.constraints} constraints; "
-                  f"build {outcome.build_seconds:.3f} s, solve {outcome.solve_seconds:.3f} s "
-                  f"({outcome.solver})")
-    if outcome.check:
-        console.print(f"check: {outcome.check}", markup=False, soft_wrap=True)
-    if outcome.status == runner.TIMEOUT:
-        console.print(f"timeout: {outcome.message or 'no solution within the time limit'}")
-        return
-    if outcome.status != runner.SOLVED:
-        console.print(f"error: the solver failed {outcome.message}".rstrip(), markup=False)
-        return
-    prover = f"the MIP ({outcome.solver})" if outcome.proved_by == "mip" else "branch and bound"
-    console.print(f"verified: the {outcome.cubes} cubes show exactly the three views; "
-                  f"optimal, proved by {prover}", soft_wrap=True)
-    layers = geometry.layer_rows(outcome.placement)
-    titles = [f"z={z}" for z in range(len(layers))]
-    for line in geometry.side_by_side(layers, titles):
-        console.print(line, markup=False)
-    console.print(f"cubes: {outcome.cubes} (lower bound from the fullest view: "
-                  f"{runner.lower_bound(outcome.views)})")
-    bits = outcome.bits
-    code = geometry.bits_hex(bits)
-    console.print(f"answer: {code} ({len(bits)} bits: {bits})" if code else f"answer: {bits}",
-                  soft_wrap=True)
-
-
-@app.command()
-def export(
-    spec: str = SpecArg,
-    output: Path = like(Output, default=...),
-    fmt: str = Format,
-    puzzle: str = PuzzleOpt,
-    top: str = TopOpt,
-    front: str = FrontOpt,
-    side: str = SideOpt,
-    n: int = SizeOpt,
-    json_out: bool = Json,
-) -> None:
-    """Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."""
-    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
-    from ilp_pyramid.puzzles.views.model import build_model
-    from ilp_pyramid.puzzles.views.solve import missing_pixels
-
-    fmt = (fmt or format_from_name(str(output)) or "").lower()
-    if fmt not in MIP_FORMATS:
-        fail(f"unknown export format {fmt!r} (use --format {' or '.join(MIP_FORMATS)})")
-    views, _origin = load_views(spec, puzzle, top, front, side, n)
-    if not views.solvable():
-        fail(f"unsolvable (no cell can show {', '.join(missing_pixels(views))}): "
-             f"no model to export", EXIT_NO_SOLUTION)
-    model = build_model(views)
-    write_mip(model.problem, str(output), fmt)
-    report_written({"n": views.n, "path": str(output), "format": fmt,
-                    "variables": model.num_variables, "constraints": model.num_constraints},
-                   json_out)
+    """))
+app.command("export")(puzzle_cli.export_command(
+    PUZZLE, _export_options, hide=(*HIDDEN, "seed"),
+    doc="Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."))
 
 
 @app.command()
@@ -244,7 +160,7 @@ def battery(
                                          "solvable count checks them all)."),
     solver: str = like(Solver, default="highs",
                        help="MIP for --cross-check and for any case the branch and bound "
-                            f"leaves open: {solver_names('mip')}."),
+                            f"leaves open: {' | '.join(TAKERS)}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),
@@ -256,9 +172,10 @@ def battery(
     re-checked by projection. Exit 1 if any case stays unproved, fails the check, or
     disagrees with the MIP in --cross-check.
     """
-    from ilp_pyramid.puzzles.views import battery as bat
-
-    check_solver(solver)
+    try:
+        protocol.pick_form(PUZZLE, protocol.solver_for(PUZZLE, solver))  # a MIP, installed
+    except InputError as exc:
+        fail(str(exc))
     if start + count > BATTERY_SIZE:
         fail(f"--start {start} --count {count} runs past seed {BATTERY_SIZE - 1:06}")
     jobs = jobs or cores()
