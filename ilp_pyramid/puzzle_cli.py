@@ -201,7 +201,7 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
         """Solve an instance, check the answer by independent code and show it: exit 0
         solved, 1 no solution, 2 bad input, 3 time limit."""
         try:
-            call = own(**own_options) if own is not None else Call()
+            call = _own_call(own, own_options)
             entry = protocol.solver_for(puzzle, solver)
         except InputError as exc:
             fail(str(exc))
@@ -255,6 +255,17 @@ def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Resu
     write_output(output, json.dumps(saved) + "\n" if saved else None)
 
 
+def _own_call(own: Callable[..., Call] | None, own_options: dict[str, Any]) -> Call:
+    """The puzzle's `Call` from its own options (those that share a hidden standard
+    option's name come under SHARED: the standard parameter got its default)."""
+    shared = own_options.pop(SHARED, {})
+    return own(**own_options, **shared) if own is not None else Call()
+
+
+# The key under which `_extended` hands on an own option that reuses a hidden standard name.
+SHARED = "_shared_own_options"
+
+
 def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Callable:
     """`func` (whose last parameter is **kwargs) with `own`'s parameters in its place and
     the parameters in `hide` dropped (their defaults passed)."""
@@ -272,8 +283,9 @@ def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Ca
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         mine = {k: kwargs.pop(k) for k in list(kwargs) if k in own_names}
-        both = {k: v for k, v in mine.items() if k in hidden}
-        return func(**{**hidden, **kwargs, **both}, **mine)
+        shared = {k: v for k, v in mine.items() if k in hidden}
+        unique = {k: v for k, v in mine.items() if k not in hidden}
+        return func(**hidden, **kwargs, **unique, **({SHARED: shared} if shared else {}))
 
     kept = [p.replace(kind=p.KEYWORD_ONLY) for p in standard if p.name not in hide] + \
         [p.replace(kind=p.KEYWORD_ONLY) for p in extra]
@@ -343,7 +355,7 @@ def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = No
         if chosen not in EXPORT_FORMATS:
             fail(f"unknown export format {chosen!r} (use -f {', '.join(EXPORT_FORMATS)})")
         try:
-            call = own(**own_options) if own is not None else Call()
+            call = _own_call(own, own_options)
         except InputError as exc:
             fail(str(exc))
         instance = call.instance if call.instance is not None else \

@@ -285,3 +285,24 @@ def test_a_real_process_round_trip_solve_o_then_verify(tmp_path):
     assert done.returncode == 0 and "each long side" in done.stdout
     done = run("verify", "tower.json", "--json", cwd=tmp_path)
     assert done.returncode == 0 and json.loads(done.stdout)["valid"] is True
+
+
+def test_an_own_option_may_reuse_a_hidden_standard_name():
+    import inspect
+
+    from ilp_pyramid import puzzle_cli
+
+    seen = {}
+
+    def standard(file=None, seed=None, **own_options):
+        seen["standard"] = {"file": file, "seed": seed}
+        seen["own"] = puzzle_cli._own_call(lambda seed, size: puzzle_cli.Call(
+            model={"seed": seed, "size": size}), own_options).model
+
+    def own(seed: int = 7, size: int = 4) -> puzzle_cli.Call:
+        raise AssertionError("called through _own_call only")
+
+    command = puzzle_cli._extended(standard, own, hide=("seed",))
+    assert list(inspect.signature(command).parameters) == ["file", "seed", "size"]
+    command(file="f", seed=3, size=5)
+    assert seen == {"standard": {"file": "f", "seed": None}, "own": {"seed": 3, "size": 5}}
