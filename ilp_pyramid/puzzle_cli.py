@@ -11,8 +11,7 @@ adds to a hand-written group the standard commands it lacks. The standard comman
   model's and the `after` hook's options, what to do with the result).
 - `verify FILE`: what `solve -o` wrote (or a `solve --json` object): 0 valid, 1 invalid with
   the reasons, 2 malformed.
-- `export -o FILE [-f lp|mps|cnf]`: the instance as a model file (`export_command(puzzle,
-  own)` adds a puzzle's options as `solve_command` does).
+- `export -o FILE [-f lp|mps|cnf]`: the instance as a model file.
 - `render FILE [-f text|svg|png] [-o OUT]`: a saved solution drawn, after it is checked.
 - `count [FILE]`: where the puzzle counts (`count(instance, options)`).
 
@@ -90,6 +89,7 @@ class Call:
     model: dict[str, Any] = field(default_factory=dict)
     after: dict[str, Any] = field(default_factory=dict)
     then: Callable[[Any, protocol.Result], None] | None = None
+    keys: dict[str, Any] = field(default_factory=dict)  # export: its --json's own keys
 
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
@@ -200,8 +200,9 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
     ) -> None:
         """Solve an instance, check the answer by independent code and show it: exit 0
         solved, 1 no solution, 2 bad input, 3 time limit."""
+        standard = {k: v for k, v in locals().items() if k != "own_options"}
         try:
-            call = _own_call(own, own_options)
+            call = _own_call(own, own_options, standard, hide)
             entry = protocol.solver_for(puzzle, solver)
         except InputError as exc:
             fail(str(exc))
@@ -255,15 +256,14 @@ def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Resu
     write_output(output, json.dumps(saved) + "\n" if saved else None)
 
 
-def _own_call(own: Callable[..., Call] | None, own_options: dict[str, Any]) -> Call:
-    """The puzzle's `Call` from its own options (those that share a hidden standard
-    option's name come under SHARED: the standard parameter got its default)."""
-    shared = own_options.pop(SHARED, {})
-    return own(**own_options, **shared) if own is not None else Call()
-
-
-# The key under which `_extended` hands on an own option that reuses a hidden standard name.
-SHARED = "_shared_own_options"
+def _own_call(own: Callable[..., Call] | None, own_options: dict[str, Any],
+              standard: dict[str, Any], hide: tuple[str, ...]) -> Call:
+    """What `own` makes of its options, a standard option it declares in place of a hidden
+    one (e.g. a solver of its own default) included."""
+    if own is None:
+        return Call()
+    names = inspect.signature(own).parameters
+    return own(**own_options, **{k: v for k, v in standard.items() if k in hide and k in names})
 
 
 def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Callable:
@@ -283,9 +283,10 @@ def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Ca
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         mine = {k: kwargs.pop(k) for k in list(kwargs) if k in own_names}
-        shared = {k: v for k, v in mine.items() if k in hidden}
-        unique = {k: v for k, v in mine.items() if k not in hidden}
-        return func(**hidden, **kwargs, **unique, **({SHARED: shared} if shared else {}))
+        both = {k: v for k, v in mine.items() if k in hidden}
+        # A name of both goes to func's own parameter; `_own_call` hands it to `own` too.
+        return func(**{**hidden, **kwargs, **both},
+                    **{k: v for k, v in mine.items() if k not in both})
 
     kept = [p.replace(kind=p.KEYWORD_ONLY) for p in standard if p.name not in hide] + \
         [p.replace(kind=p.KEYWORD_ONLY) for p in extra]
@@ -334,8 +335,8 @@ def _export_command(puzzle: protocol.Puzzle) -> Callable:
 def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = None,
                    hide: tuple[str, ...] = (), doc: str | None = None) -> Callable:
     """The standard `export` of `puzzle`, with the options of `own` after the standard ones
-    (as `solve_command`: `own` returns a `Call` naming the instance and the model's
-    options). An instance the puzzle proves has no solution has no model: exit 1."""
+    (as `solve_command`; of the `Call` it returns, export reads `instance`, `model` and
+    `keys`)."""
 
     def export(
         file: Path | None = File,
@@ -351,22 +352,24 @@ def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = No
         """Export the instance's model as LP or MPS (the MIP) or as DIMACS CNF."""
         from ilp_pyramid.formats.mipfile import format_from_name
 
+        standard = {k: v for k, v in locals().items() if k not in ("own_options",
+                                                                    "format_from_name")}
         chosen = (fmt or format_from_name(str(output)) or "").lower()
         if chosen not in EXPORT_FORMATS:
             fail(f"unknown export format {chosen!r} (use -f {', '.join(EXPORT_FORMATS)})")
         try:
-            call = _own_call(own, own_options)
+            call = _own_call(own, own_options, standard, hide)
         except InputError as exc:
             fail(str(exc))
         instance = call.instance if call.instance is not None else \
             instance_of(puzzle, file, generate, seed, planted)
         try:
             report = _write_model(puzzle, instance, output, chosen, call.model)
+        except protocol.Infeasible as exc:  # no model to write: the instance has no solution
+            fail(str(exc), EXIT_NO_SOLUTION)
         except InputError as exc:
             fail(str(exc))
-        except protocol.Infeasible as exc:
-            fail(f"{exc}: no model to export", EXIT_NO_SOLUTION)
-        report_written(report, json_out)
+        report_written({**report, **call.keys}, json_out)
 
     command = _extended(export, own, hide)
     command.__doc__ = doc or export.__doc__
@@ -381,25 +384,33 @@ def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str,
     if fmt == "cnf":
         from ilp_pyramid.formats.dimacs import dimacs_text
 
-        form = _built(puzzle, instance, "cnf", options).form
+        form = _built(puzzle, instance, "cnf", options)
         clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
         count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])
         write_atomic(output, dimacs_text(clauses, count, [f"c {puzzle.name}"]))
         return {**base, "variables": count, "clauses": len(clauses)}
     from ilp_pyramid.formats.mipfile import write_mip
 
-    problem = _built(puzzle, instance, "mip", options).form
+    problem = _built(puzzle, instance, "mip", options)
     write_mip(problem, str(output), fmt)
     return {**base, "variables": len(problem.variables()),
             "constraints": problem.numConstraints()}
 
 
 def _built(puzzle: protocol.Puzzle, instance: Any, form: str,
-           options: dict[str, Any] | None = None) -> protocol.Model:
-    if form not in puzzle.forms:
-        raise InputError(f"{puzzle.name} has no {form} model (it builds "
-                         f"{', '.join(puzzle.forms)})")
-    return puzzle.model(instance, form, **(options or {}))
+           options: dict[str, Any] | None = None) -> Any:
+    """The puzzle's model in `form` ("mip" or "cnf"), shaped by the puzzle's model `options`
+    (a `Call`'s); a puzzle that builds an exact cover instead has it lowered as a MIP or a
+    SAT solver gets it (backends/lowering.py)."""
+    if form in puzzle.forms:
+        return puzzle.model(instance, form, **(options or {})).form
+    if "exact_cover" in puzzle.forms:
+        from ilp_pyramid.backends import lowering
+
+        cover = puzzle.model(instance, "exact_cover", **(options or {})).form
+        return lowering.to_mip(cover).problem if form == "mip" else lowering.to_cnf(cover)
+    raise InputError(f"{puzzle.name} has no {form} model (it builds "
+                     f"{', '.join(puzzle.forms)})")
 
 
 def _render_command(puzzle: protocol.Puzzle) -> Callable:

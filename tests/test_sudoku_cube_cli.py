@@ -84,7 +84,8 @@ def test_broken_cube_is_not_solvable_by_turning(cli, tmp_path):
     assert data["faces"] is None and data["moves"] is None
 
 
-def test_bad_digits_are_rejected_with_the_reason(cli, cube, tmp_path):
+def bad_digits(cube, tmp_path):
+    """The cube with one digit changed: it appears 7 times, another 5."""
     text = cube.read_text().splitlines()
     u = next(i for i, line in enumerate(text) if line.startswith("U:"))
     tokens = text[u].split()
@@ -92,9 +93,43 @@ def test_bad_digits_are_rejected_with_the_reason(cli, cube, tmp_path):
     text[u] = " ".join(tokens)
     path = tmp_path / "bad.txt"
     path.write_text("\n".join(text) + "\n")
-    result = cli("sudoku-cube", "solve", path)
+    return path
+
+
+def test_bad_digits_are_rejected_with_the_reason(cli, cube, tmp_path):
+    result = cli("sudoku-cube", "solve", bad_digits(cube, tmp_path))
     assert result.code == 1
     assert "cannot form six 1-9 faces" in result.out and "appears 7 times" in result.out
+
+
+# The keys `solve --json` had before it went through protocol.solve; it keeps them all, after
+# the common ones of every puzzle.
+CUBE_KEYS = {"solved", "status", "detail", "reason", "faces", "moves", "solver", "parity",
+             "build_seconds", "solve_seconds", "moves_seconds", "solver_calls", "parity_cuts",
+             "variables", "constraints", "invariants", "engine"}
+SOLUTION_KEYS = {"directions", "assignment", "move_count"}
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds"}
+
+
+def test_solve_json_keeps_every_key_solved_or_not(cli, cube, tmp_path):
+    broken = tmp_path / "broken.txt"
+    assert cli("sudoku-cube", "generate", "--seed", 0, "--broken", "twist", "-o",
+               broken).code == 0
+    answers = {}
+    for name, path, code in (("solved", cube, 0), ("not_turnable", broken, 1),
+                             ("no_grid", bad_digits(cube, tmp_path), 1)):
+        result = cli("sudoku-cube", "solve", path, "--json")
+        assert result.code == code, result.err
+        answers[name] = json.loads(result.out)
+    assert set(answers["solved"]) == CUBE_KEYS | SOLUTION_KEYS | COMMON_KEYS
+    assert list(answers["solved"])[:5] == ["puzzle", "status", "solver", "form", "seconds"]
+    for name in ("not_turnable", "no_grid"):
+        data = answers[name]
+        assert set(data) == CUBE_KEYS | COMMON_KEYS, name
+        assert data["detail"] == name and data["status"] == "infeasible" and data["reason"]
+    assert answers["not_turnable"]["solver_calls"] >= 2
+    assert answers["not_turnable"]["invariants"]["corner_twist_mod3"] != 0
+    assert answers["no_grid"]["solver_calls"] == 0 and answers["no_grid"]["variables"] == 0
 
 
 @pytest.mark.parametrize("edit, fragments", [
@@ -139,6 +174,36 @@ def test_export(cli, cube, tmp_path, name):
     if name == "model.lp":
         text = path.read_text()
         assert "c_URF_URF_t0" in text and "perm_parity" in text and "twist_sum" in text
+
+
+def test_export_takes_the_parity_mode(cli, cube, tmp_path):
+    path = tmp_path / "cuts.lp"
+    result = cli("sudoku-cube", "export", cube, "-o", path, "--parity", "cuts", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["parity"] == "cuts" and data["puzzle"] == "sudoku-cube"
+    text = path.read_text()
+    assert "twist_sum" in text and "perm_parity" not in text  # cuts: no parity rows
+    assert data["constraints"] < json.loads(cli("sudoku-cube", "export", cube, "-o",
+                                                tmp_path / "inv.lp", "--json").out)["constraints"]
+
+
+def test_export_of_digits_that_make_no_faces_is_exit_1(cli, cube, tmp_path):
+    path = tmp_path / "model.lp"
+    result = cli("sudoku-cube", "export", bad_digits(cube, tmp_path), "-o", path)
+    assert result.code == 1 and "appears 7 times" in result.err
+    assert not path.exists()
+
+
+def test_bench_one_grid_only_counts_a_grid_turning_does_not_reach(cli):
+    args = ("sudoku-cube", "bench-one", "--seed", 0, "--broken", "twist", "--json")
+    grid_only = cli(*args, "--grid-only")
+    assert grid_only.code == 0, grid_only.err
+    data = json.loads(grid_only.out)
+    assert data["status"] == "solved" and data["turnable"] is False and data["turns"] == 0
+    full = json.loads(cli(*args).out)
+    assert full["status"] == "infeasible" and full["detail"] == "not_turnable"
+    assert full["turnable"] is False and full["solver_calls"] >= 2
 
 
 def test_apply_then_check_answer_round_trip(cli, cube):

@@ -1,16 +1,20 @@
-"""Solving generated and broken cubes end to end; every answer re-checked here independently."""
+"""Solving generated and broken cubes end to end, through `protocol.solve` (the model's
+rounds, the puzzle's `after` hook); every answer re-checked here independently."""
 
 import random
 
 import pulp
 import pytest
 
+from ilp_pyramid import protocol
 from ilp_pyramid.backends import mip
-from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.puzzles.sudoku_cube import runner
+from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.puzzles.sudoku_cube import rounds
+from ilp_pyramid.puzzles.sudoku_cube.checks import NO_GRID, NOT_TURNABLE
 from ilp_pyramid.puzzles.sudoku_cube.generate import generate, random_turns, reassemble
 from ilp_pyramid.puzzles.sudoku_cube.geometry import geometry
 from ilp_pyramid.puzzles.sudoku_cube.model import build_model, decode
+from ilp_pyramid.puzzles.sudoku_cube.puzzle import PUZZLE, Cube
 from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves
 from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
@@ -19,9 +23,16 @@ from ilp_pyramid.verify.sudoku_cube import check_answer, check_faces, check_move
 OPTIONS = SolveOptions(time_limit=120)
 
 
+def run(state, solver="highs", parity="inversions", symmetric=(), moves=False, **model):
+    """One cube through the one solve path, as `sudoku-cube solve` runs it."""
+    return protocol.solve(PUZZLE, PUZZLE.instance(state, symmetric), solver, OPTIONS,
+                          parity=parity, after={"moves": moves}, **model)
+
+
 def assert_solved_for_real(instance, outcome):
     """Faces 1-9 upright, reachable, and the moves turn the given cube into exactly that."""
-    assert outcome.status == runner.SOLVED, outcome.reason
+    assert outcome.status is Status.SOLVED, outcome.reason
+    assert outcome.detail == "" and outcome.reason == "" and outcome.turnable
     solution = outcome.solution
     given, target = instance.state.to_dict(), solution.target.to_dict()
     assert check_faces(target).valid
@@ -34,8 +45,9 @@ def assert_solved_for_real(instance, outcome):
 def check_seeds(seeds, solver="highs", parity="inversions"):
     for seed in seeds:
         instance = generate(seed)
-        outcome = runner.run(instance.state, solver, parity, options=OPTIONS, with_moves=True)
+        outcome = run(instance.state, solver, parity, moves=True)
         assert_solved_for_real(instance, outcome)
+        assert outcome.parity == parity and outcome.solver_calls == 1 + outcome.cuts
 
 
 @pytest.mark.slow  # ten MIP solves; the default suite solves generated cubes elsewhere
@@ -53,9 +65,16 @@ def test_parity_by_cuts_solves_cubes():
 
 def test_a_cube_already_solved_needs_no_moves():
     instance = generate(5, scramble=0)
-    outcome = runner.run(instance.state, options=OPTIONS, with_moves=True)
+    outcome = run(instance.state, moves=True)
     assert_solved_for_real(instance, outcome)
     assert outcome.solution.moves == [] or outcome.solution.target != instance.state
+
+
+def test_moves_only_when_asked():
+    instance = generate(4, scramble=8)
+    outcome = run(instance.state)
+    assert outcome.status is Status.SOLVED and outcome.solution.moves is None
+    assert outcome.moves_seconds == 0 and outcome.invariants["corner_twist_mod3"] == 0
 
 
 def all_grids(state: CubeState, limit: int = 64):
@@ -79,8 +98,9 @@ def all_grids(state: CubeState, limit: int = 64):
 
 def test_twisted_corner_is_not_solvable_by_turning():
     instance = generate(0).broken("twist")
-    outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.detail == runner.NOT_TURNABLE
+    outcome = run(instance.state)
+    assert outcome.status is Status.INFEASIBLE and outcome.detail == NOT_TURNABLE
+    assert outcome.solution is None and outcome.solver_calls >= 2  # the model, a relaxed one
     assert "not solvable by turning" in outcome.reason
     assert "a corner is twisted in place" in outcome.reason
     # The proof, grid by grid: every arrangement showing 1-9 upright breaks a rule of turning.
@@ -95,34 +115,47 @@ def test_twisted_corner_is_not_solvable_by_turning():
 
 def test_swapped_edges_are_not_solvable_by_turning():
     instance = generate(0).broken("swap")
-    outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.detail == runner.NOT_TURNABLE
+    outcome = run(instance.state)
+    assert outcome.detail == NOT_TURNABLE
     assert "two pieces are swapped" in outcome.reason
 
 
 def test_turned_centre_is_not_solvable_by_turning():
     instance = generate(0).broken("centre")
-    outcome = runner.run(instance.state, options=OPTIONS)
-    assert outcome.detail == runner.NOT_TURNABLE
+    outcome = run(instance.state)
+    assert outcome.detail == NOT_TURNABLE
     assert "a centre is turned a quarter in place" in outcome.reason
 
 
 def test_swapped_edges_with_parity_cuts_agree():
     instance = generate(0).broken("swap")
-    outcome = runner.run(instance.state, parity="cuts", options=OPTIONS)
-    assert outcome.detail == runner.NOT_TURNABLE
-    assert outcome.cuts >= 1
+    outcome = run(instance.state, parity="cuts")
+    assert outcome.detail == NOT_TURNABLE
+    assert outcome.cuts >= 1 and outcome.parity == "cuts"
+    # Each cut is a solve of its own, and the diagnosis solves relaxed models after them.
+    assert outcome.solver_calls > outcome.cuts
+    assert outcome.constraints > build_model(instance.state, parity="cuts").num_constraints
+
+
+def test_the_cut_rounds_stop_with_an_error_past_their_limit(monkeypatch):
+    monkeypatch.setattr(rounds, "MAX_CUT_ROUNDS", 1)
+    outcome = run(generate(0).broken("swap").state, parity="cuts")
+    assert outcome.status is Status.ERROR and outcome.detail == ""
+    assert "no grid with matching parities after 1 cuts" in outcome.reason
+    assert outcome.cuts == 1 and outcome.solver_calls == 1
 
 
 def test_wrong_digit_counts_are_rejected_with_the_reason():
     stickers = list(generate(2).state.stickers)
     stickers[0] = (9 if stickers[0][0] != 9 else 8, 0)
-    outcome = runner.run(CubeState(tuple(stickers)), options=OPTIONS)
-    assert outcome.detail == runner.NO_GRID
+    outcome = run(CubeState(tuple(stickers)))
+    assert outcome.status is Status.INFEASIBLE and outcome.detail == NO_GRID
     assert "each digit must appear exactly 6 times" in outcome.reason
+    # Refused before any model: nothing built, nothing solved.
+    assert outcome.model is None and outcome.solver_calls == 0 and outcome.parity is None
 
 
-def test_right_counts_but_no_grid_is_rejected():
+def right_counts_no_grid() -> CubeState:
     """Centres U and D show 1, the other four 5; the only two non-centre 5s sit on one edge.
     U and D must each take a 5 from that edge, but no edge touches both: no grid exists."""
     geo = geometry()
@@ -138,17 +171,22 @@ def test_right_counts_but_no_grid_is_rejected():
     for corner in geo.corners:
         for b in corner:
             stickers[b] = (corner_digits.pop(), 0)
-    outcome = runner.run(CubeState(tuple(stickers)), options=OPTIONS)
-    assert outcome.detail == runner.NO_GRID
+    return CubeState(tuple(stickers))
+
+
+def test_right_counts_but_no_grid_is_rejected():
+    outcome = run(right_counts_no_grid())
+    assert outcome.detail == NO_GRID
     assert "cannot form six 1-9 faces" in outcome.reason
+    assert outcome.solver_calls == 2  # the model, then the one without rules: no grid at all
 
 
 def test_symmetric_digits_widen_the_choice():
     """A cube designed with 8s pointing down is only solvable if 8 may point either way."""
     instance = generate(21, symmetric={8})
     assert any(s == (8, 2) for s in instance.design.stickers)
-    outcome = runner.run(instance.state, symmetric={8}, options=OPTIONS, with_moves=True)
-    assert outcome.status == runner.SOLVED
+    outcome = run(instance.state, symmetric={8}, moves=True)
+    assert outcome.status is Status.SOLVED
     target = outcome.solution.target.to_dict()
     assert check_faces(target, symmetric={8}).valid
 
@@ -175,8 +213,8 @@ def ones_in_the_middle(seed: int) -> CubeState:
 
 @pytest.mark.slow
 def test_inversions_answer_the_cut_loops_worst_case():
-    outcome = runner.run(ones_in_the_middle(0), options=OPTIONS)
-    assert outcome.detail == runner.NOT_TURNABLE
+    outcome = run(ones_in_the_middle(0))
+    assert outcome.detail == NOT_TURNABLE
     assert "a centre is turned a quarter in place" in outcome.reason
 
 
@@ -184,3 +222,39 @@ def test_inversions_answer_the_cut_loops_worst_case():
 def test_cbc_and_cuts_on_more_cubes():
     check_seeds(range(100, 105), solver="cbc")
     check_seeds(range(105, 115), parity="cuts")
+
+
+def test_a_model_without_the_rules_of_turning_may_find_a_grid_turning_does_not_reach():
+    """The seed's model (rules=()): every grid of a twisted cube is one only a reassembled
+    cube shows. The answer is no solution of the cube, and says so, but the grid is kept
+    (the bench's grid-only question) and its broken rule named."""
+    instance = generate(0).broken("twist")
+    outcome = run(instance.state, rules=())
+    assert outcome.status is Status.ERROR and outcome.solution is None
+    assert outcome.grid is not None and not outcome.turnable
+    assert outcome.invariants["corner_twist_mod3"] != 0
+    assert "without the rules twist, flip, parity, centres" in outcome.reason
+    assert "a corner is twisted in place" in outcome.reason
+    verdict = check_answer(instance.state.to_dict(), outcome.grid.target.to_dict(),
+                           outcome.grid.source)
+    assert verdict.valid and not verdict.turnable
+
+
+def test_a_model_without_the_rules_answers_no_grid_for_impossible_digits():
+    outcome = run(right_counts_no_grid(), rules=())
+    assert outcome.status is Status.INFEASIBLE and outcome.detail == NO_GRID
+    assert outcome.reason == "no grid: the digits cannot form six 1-9 faces"
+    assert outcome.solver_calls == 1  # no diagnosis: the model had no rule to drop
+
+
+def test_the_after_hook_result_is_the_cubes_json():
+    instance = generate(6, scramble=5)
+    outcome = run(instance.state, moves=True)
+    data = outcome.to_json()
+    assert data["puzzle"] == "sudoku-cube" and data["status"] == "solved"
+    assert data["solved"] is True and data["detail"] is None and data["reason"] is None
+    assert data["engine"] == "mip:highs" and data["form"] == "mip"
+    assert data["solver_calls"] == 1 and data["parity"] == "inversions"
+    assert data["move_count"] == len(outcome.solution.moves)
+    assert isinstance(outcome, protocol.Result) and isinstance(PUZZLE, protocol.Puzzle)
+    assert Cube(instance.state) == PUZZLE.instance(instance.state)

@@ -6,8 +6,8 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from ilp_pyramid.puzzles.sudoku_cube.checks import DEFAULT_SYMMETRIC
 from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES, corner_placements, edge_placements
-from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_SYMMETRIC
 from ilp_pyramid.puzzles.sudoku_cube.simulate import Move, apply_moves, format_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 

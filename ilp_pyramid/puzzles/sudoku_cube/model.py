@@ -32,8 +32,10 @@ Constraints
   before[q, j] = sum of at[q, k] for k < j. Then sum inv = 2 k + pi for corners and for edges
   (one shared parity bit pi: rule "parity"), and the centres' quarter turns sum to 2 k + pi
   (rule "centres").
-  "cuts" leaves the parities out and lets the runner add a no-good cut for every grid whose
-  parities disagree, solving again until one agrees.
+  "cuts" leaves the parities out: the model's rounds (rounds.py) add a no-good cut for every
+  grid whose parities disagree, solving again until one agrees.
+
+The rules (RULES), the parity modes and their default are in checks.py, which imports no PuLP.
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ import pulp
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.mip_model import ModelSize
+from ilp_pyramid.puzzles.sudoku_cube.checks import (
+    DEFAULT_PARITY,
+    DEFAULT_SYMMETRIC,
+    PARITY_MODES,
+    PARITY_RULES,
+    RULES,
+)
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     FACES,
     NUM_FACELETS,
@@ -57,13 +66,6 @@ from ilp_pyramid.puzzles.sudoku_cube.geometry import (
 )
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
-PARITY_MODES = ("inversions", "cuts")
-DEFAULT_PARITY = "inversions"
-DEFAULT_SYMMETRIC = frozenset({1})
-# The turning invariants, as groups of constraints: corner twists, edge flips, equal corner
-# and edge permutation parities, centre quarter turns matching that parity.
-RULES = ("twist", "flip", "parity", "centres")
-PARITY_RULES = frozenset({"parity", "centres"})
 UPRIGHT_FORMS = ("imply+count", "imply", "count", "facelet")
 DEFAULT_UPRIGHT = "imply+count"
 

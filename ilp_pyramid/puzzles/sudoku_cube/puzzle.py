@@ -3,15 +3,26 @@ look the same after a half turn), a solution a `CubeSolution`: the grid every fa
 upright in, reachable from the state by face turns.
 
     >>> from ilp_pyramid import protocol
+    >>> from ilp_pyramid.puzzles.sudoku_cube.generate import generate
     >>> from ilp_pyramid.puzzles.sudoku_cube.puzzle import PUZZLE as cube
     >>> scrambled = cube.generate(10, seed=1)
     >>> result = protocol.solve(cube, scrambled, solver="highs")
     >>> result.status, cube.verify(scrambled, result.solution)
     (<Status.SOLVED: 'solved'>, [])
 
-The model is the default one of `sudoku-cube solve` (the parities counted in the model, every
-turning rule). Through state.py, model.py, solution.py, generate.py, render.py and
-verify/sudoku_cube.py, imported on first use: importing this module loads no PuLP.
+The model's options are those of `sudoku-cube solve`: `parity` ("inversions", the parities
+counted in the model, or "cuts", solved in rounds that cut off grids of the wrong parities)
+and `rules` (the rules of turning it keeps; fewer give the seed's model, whose grid turning
+may not reach). The `after` hook says why a cube has no grid and, with `moves=True`, gives
+the face turns (checked by simulation); the result is a `CubeResult` (outcome.py):
+
+    >>> broken = cube.instance(generate(0).broken("twist").state)
+    >>> result = protocol.solve(cube, broken, "highs", after={"moves": True})
+    >>> result.status, result.detail, result.solver_calls
+    (<Status.INFEASIBLE: 'infeasible'>, 'not_turnable', 2)
+
+Light to import: model.py, rounds.py, finish.py, solution.py (PuLP) and render.py (the
+drawing) are imported on first use.
 """
 
 from __future__ import annotations
@@ -20,12 +31,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Infeasible, Model
+from ilp_pyramid.figures import svg_text
+from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Result
+from ilp_pyramid.puzzles.sudoku_cube import outcome
+from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases as bench_grid
+from ilp_pyramid.puzzles.sudoku_cube.checks import (
+    DEFAULT_PARITY,
+    PARITY_MODES,
+    RULES,
+    digit_count_problem,
+)
+from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
+from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, geometry
+from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves, parse_moves
+from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
+from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 
 if TYPE_CHECKING:
+    from ilp_pyramid.puzzles.sudoku_cube.outcome import CubeResult
     from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
-    from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
 
 @dataclass(frozen=True)
@@ -45,15 +71,13 @@ class SudokuCubePuzzle:
     title = "Sudoku Cube: a Rubik's Cube with digits, every face to show 1-9 upright"
     # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
     # added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.puzzles.sudoku_cube.cli:app"
+    cli_app = "ilp_pyramid.commands.sudoku_cube:app"
     forms = ("mip",)
 
     def instance(self, state: CubeState | str | Mapping[str, Sequence[str]],
                  symmetric: Iterable[int] = ()) -> Cube:
         """`state`: a `CubeState`, its text format (`FACE: nine tokens` per line) or its JSON
         form {"U": ["5^", ...], ...}; `symmetric`: digits that look the same upside down."""
-        from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
-
         if isinstance(state, str):
             state = parse_state(state)
         elif not isinstance(state, CubeState):
@@ -78,39 +102,58 @@ class SudokuCubePuzzle:
     def generate(self, size: int | None = None, seed: int = 0, planted: bool = True) -> Cube:
         """A random solved design scrambled by `size` face turns (default 30), as `sudoku-cube
         generate` makes it: every generated cube has its design planted, `planted` or not."""
-        from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
-
         if size is not None and not 0 <= size <= 10_000:
             raise InputError(f"a scramble is 0 to 10000 face turns (got {size})")
         return Cube(generate(seed, DEFAULT_SCRAMBLE if size is None else size).state)
 
-    def model(self, instance: Cube, form: str) -> Model:
-        """The grid model (model.py). Digits that cannot make six 1-9 faces raise
-        `protocol.Infeasible` saying which."""
+    def model(self, instance: Cube, form: str, *, parity: str = DEFAULT_PARITY,
+              rules: Iterable[str] = RULES) -> Model:
+        """The grid model (model.py) keeping `rules` of turning, its parities kept as
+        `parity` says; it solves itself in rounds (rounds.py). Digits that cannot make six
+        1-9 faces raise `protocol.Infeasible` saying which."""
         if form != "mip":
             raise InputError(f"sudoku-cube has no {form!r} model (forms: "
                              f"{', '.join(self.forms)})")
-        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model, decode
-        from ilp_pyramid.puzzles.sudoku_cube.runner import NO_GRID, digit_count_problem
-        from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
-
+        if parity not in PARITY_MODES:
+            raise InputError(f"unknown parity mode {parity!r} (choose from "
+                             f"{', '.join(PARITY_MODES)})")
         problem = digit_count_problem(instance.state)
         if problem:
-            raise Infeasible(f"{NO_GRID}: {problem}")
+            raise Infeasible(problem)
+        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model, decode
+        from ilp_pyramid.puzzles.sudoku_cube.rounds import Rounds
+        from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
+
         try:
-            built = build_model(instance.state, instance.symmetric)
+            built = build_model(instance.state, instance.symmetric, parity, rules)
         except NoGrid as exc:
-            raise Infeasible(f"{NO_GRID}: {exc}") from None
+            raise Infeasible(str(exc)) from None
         return Model("mip", built.problem,
-                     lambda answer: assemble(instance.state, decode(built, answer.values)))
+                     lambda answer: assemble(instance.state, decode(built, answer.values)),
+                     build_seconds=built.build_seconds, variables=built.num_variables,
+                     constraints=built.num_constraints, keys={"parity": parity},
+                     run=Rounds(built))
+
+    def after(self, instance: Cube, result: Result, options: SolveOptions,
+              moves: bool = False) -> CubeResult:
+        """What the answer means for the cube (finish.py): why there is no grid (`detail`
+        no_grid or not_turnable, `reason`), and with `moves` the face turns, simulated."""
+        from ilp_pyramid.puzzles.sudoku_cube.finish import finish
+
+        return finish(instance, result, options, moves)
+
+    def json_keys(self, instance: Cube, result: Result) -> dict[str, Any]:
+        """Every key `sudoku-cube solve --json` has always had (outcome.py)."""
+        return outcome.json_keys(result)
+
+    def summary(self, instance: Cube, result: Result) -> str:
+        """The run, the model's size, the verdict with the piece table, or why not."""
+        return outcome.summary(instance, result)
 
     def verify(self, instance: Cube, solution: CubeSolution) -> list[str]:
         """verify/sudoku_cube.py on the given and target stickers and the sticker map: faces,
         whole pieces moved as a cube moves them, reachable by turning; and the moves, if any,
         simulated on the given cube."""
-        from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
-        from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
-
         given, target = instance.state.to_dict(), solution.target.to_dict()
         verdict = check_answer(given, target, solution.source, instance.symmetric)
         problems = verdict.reasons()
@@ -122,23 +165,18 @@ class SudokuCubePuzzle:
     def render(self, instance: Cube, solution: CubeSolution, fmt: str = "text") -> str | bytes:
         """"text": the solved net with each face's direction (and the moves, if found);
         "png" / "svg": the nets before and after (extra `pictures`)."""
-        if fmt == "text":
-            from ilp_pyramid.puzzles.sudoku_cube.render import net
-            from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
+        # render.py: the drawing module, the one that brings in matplotlib.
+        from ilp_pyramid.puzzles.sudoku_cube.render import figure, net, png_bytes
 
+        if fmt == "text":
             text = net(solution.target, solution.directions) + "\n"
             if solution.moves is not None:
                 text += f"moves: {format_moves(solution.moves) or '(none)'}\n"
             return text
         if fmt == "png":
-            from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
-
             return png_bytes(instance.state, solution.target, solution.directions,
                              "Sudoku Cube")
         if fmt == "svg":
-            from ilp_pyramid.figures import svg_text
-            from ilp_pyramid.puzzles.sudoku_cube.render import figure
-
             return svg_text(figure(instance.state, solution.target, solution.directions,
                                    "Sudoku Cube"))
         raise InputError(f"sudoku-cube draws text, png or svg, not {fmt!r}")
@@ -163,8 +201,6 @@ class SudokuCubePuzzle:
         solution.target = target
         moves = data.get("moves")
         if moves is not None:
-            from ilp_pyramid.puzzles.sudoku_cube.simulate import parse_moves
-
             if not isinstance(moves, str):
                 raise InputError('"moves" must be a string of face turns')
             solution.moves = parse_moves(moves)
@@ -173,9 +209,7 @@ class SudokuCubePuzzle:
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
         """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
         bench's --seed picks the cube (bench_cases.py)."""
-        from ilp_pyramid.puzzles.sudoku_cube import bench_cases
-
-        return bench_cases.bench_cases(sizes)
+        return bench_grid(sizes)
 
 
 def _faces(data: dict, key: str) -> Any:
@@ -187,7 +221,6 @@ def _faces(data: dict, key: str) -> Any:
 
 def _assembled(state: CubeState, data: dict) -> CubeSolution:
     """The grid of "assignment" (and "directions") applied to the given stickers."""
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, geometry
     from ilp_pyramid.puzzles.sudoku_cube.model import Grid
     from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 
