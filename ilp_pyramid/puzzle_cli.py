@@ -31,7 +31,7 @@ from typing import Any
 import typer
 
 from ilp_pyramid import protocol
-from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends import lowering, solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
@@ -89,6 +89,7 @@ class Call:
     model: dict[str, Any] = field(default_factory=dict)
     after: dict[str, Any] = field(default_factory=dict)
     then: Callable[[Any, protocol.Result], None] | None = None
+    keys: dict[str, Any] = field(default_factory=dict)  # export: its --json's own keys
 
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
@@ -199,8 +200,9 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
     ) -> None:
         """Solve an instance, check the answer by independent code and show it: exit 0
         solved, 1 no solution, 2 bad input, 3 time limit."""
+        standard = {k: v for k, v in locals().items() if k != "own_options"}
         try:
-            call = own(**own_options) if own is not None else Call()
+            call = _own_call(own, own_options, standard, hide)
             entry = protocol.solver_for(puzzle, solver)
         except InputError as exc:
             fail(str(exc))
@@ -254,6 +256,16 @@ def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Resu
     write_output(output, json.dumps(saved) + "\n" if saved else None)
 
 
+def _own_call(own: Callable[..., Call] | None, own_options: dict[str, Any],
+              standard: dict[str, Any], hide: tuple[str, ...]) -> Call:
+    """What `own` makes of its options, a standard option it declares in place of a hidden
+    one (e.g. a solver of its own default) included."""
+    if own is None:
+        return Call()
+    names = inspect.signature(own).parameters
+    return own(**own_options, **{k: v for k, v in standard.items() if k in hide and k in names})
+
+
 def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Callable:
     """`func` (whose last parameter is **kwargs) with `own`'s parameters in its place and
     the parameters in `hide` dropped (their defaults passed)."""
@@ -272,7 +284,9 @@ def _extended(func: Callable, own: Callable | None, hide: tuple[str, ...]) -> Ca
     def wrapper(**kwargs: Any) -> Any:
         mine = {k: kwargs.pop(k) for k in list(kwargs) if k in own_names}
         both = {k: v for k, v in mine.items() if k in hidden}
-        return func(**{**hidden, **kwargs, **both}, **mine)
+        # A name of both goes to func's own parameter; `_own_call` hands it to `own` too.
+        return func(**{**hidden, **kwargs, **both},
+                    **{k: v for k, v in mine.items() if k not in both})
 
     kept = [p.replace(kind=p.KEYWORD_ONLY) for p in standard if p.name not in hide] + \
         [p.replace(kind=p.KEYWORD_ONLY) for p in extra]
@@ -315,6 +329,14 @@ def _verify_command(puzzle: protocol.Puzzle) -> Callable:
 
 
 def _export_command(puzzle: protocol.Puzzle) -> Callable:
+    return export_command(puzzle)
+
+
+def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = None,
+                   hide: tuple[str, ...] = (), doc: str | None = None) -> Callable:
+    """The standard `export` of `puzzle`, with the options of `own` after the standard ones
+    (as `solve_command`; of the `Call` it returns, export reads `instance` and `keys`)."""
+
     def export(
         file: Path | None = File,
         output: Path = like(Output, default=...),
@@ -324,21 +346,31 @@ def _export_command(puzzle: protocol.Puzzle) -> Callable:
         seed: int | None = InstanceSeed,
         planted: bool = Planted,
         json_out: bool = Json,
+        **own_options: Any,
     ) -> None:
         """Export the instance's model as LP or MPS (the MIP) or as DIMACS CNF."""
         from ilp_pyramid.formats.mipfile import format_from_name
 
+        standard = {k: v for k, v in locals().items() if k not in ("own_options",
+                                                                    "format_from_name")}
         chosen = (fmt or format_from_name(str(output)) or "").lower()
         if chosen not in EXPORT_FORMATS:
             fail(f"unknown export format {chosen!r} (use -f {', '.join(EXPORT_FORMATS)})")
-        instance = instance_of(puzzle, file, generate, seed, planted)
+        try:
+            call = _own_call(own, own_options, standard, hide)
+        except InputError as exc:
+            fail(str(exc))
+        instance = call.instance if call.instance is not None else \
+            instance_of(puzzle, file, generate, seed, planted)
         try:
             report = _write_model(puzzle, instance, output, chosen)
         except InputError as exc:
             fail(str(exc))
-        report_written(report, json_out)
+        report_written({**report, **call.keys}, json_out)
 
-    return export
+    command = _extended(export, own, hide)
+    command.__doc__ = doc or export.__doc__
+    return command
 
 
 def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str) -> dict:
@@ -348,24 +380,29 @@ def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str)
     if fmt == "cnf":
         from ilp_pyramid.formats.dimacs import dimacs_text
 
-        form = _built(puzzle, instance, "cnf").form
+        form = _built(puzzle, instance, "cnf")
         clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
         count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])
         write_atomic(output, dimacs_text(clauses, count, [f"c {puzzle.name}"]))
         return {**base, "variables": count, "clauses": len(clauses)}
     from ilp_pyramid.formats.mipfile import write_mip
 
-    problem = _built(puzzle, instance, "mip").form
+    problem = _built(puzzle, instance, "mip")
     write_mip(problem, str(output), fmt)
     return {**base, "variables": len(problem.variables()),
             "constraints": problem.numConstraints()}
 
 
-def _built(puzzle: protocol.Puzzle, instance: Any, form: str) -> protocol.Model:
-    if form not in puzzle.forms:
-        raise InputError(f"{puzzle.name} has no {form} model (it builds "
-                         f"{', '.join(puzzle.forms)})")
-    return puzzle.model(instance, form)
+def _built(puzzle: protocol.Puzzle, instance: Any, form: str) -> Any:
+    """The puzzle's model in `form` ("mip" or "cnf"); a puzzle that builds an exact cover
+    instead has it lowered as a MIP or a SAT solver gets it (backends/lowering.py)."""
+    if form in puzzle.forms:
+        return puzzle.model(instance, form).form
+    if "exact_cover" in puzzle.forms:
+        cover = puzzle.model(instance, "exact_cover").form
+        return lowering.to_mip(cover).problem if form == "mip" else lowering.to_cnf(cover)
+    raise InputError(f"{puzzle.name} has no {form} model (it builds "
+                     f"{', '.join(puzzle.forms)})")
 
 
 def _render_command(puzzle: protocol.Puzzle) -> Callable:
