@@ -311,7 +311,7 @@ def test_a_board_past_the_cap_is_refused_before_any_placement_is_laid():
         Board("drawn", 2, tuple((x, 0) for x in range(MAX_BOARD_CELLS + 1)))
     with pytest.raises(InputError, match="the given grid draws 100,010 cells"):
         parse_challenge(".\n" * 10 + row, board_by_name("triangle"), STANDARD_PIECES)
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 5  # counted, not laid out: milliseconds
 
 
 def test_nothing_under_puzzles_iq_imports_the_command_line():
