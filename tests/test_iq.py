@@ -3,21 +3,39 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid import protocol
+from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.exact_cover import ExactCover
-from ilp_pyramid.puzzles.iq.boards import board_by_name, parse_text_board, pyramid, rectangle
+from ilp_pyramid.backends.solvers import names as solver_names
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.iq.boards import (
+    MAX_BOARD_CELLS,
+    MAX_PYRAMID,
+    Board,
+    board_by_name,
+    parse_text_board,
+    pyramid,
+    rectangle,
+)
 from ilp_pyramid.puzzles.iq.count import count_solutions
-from ilp_pyramid.puzzles.iq.given import read_given
+from ilp_pyramid.puzzles.iq.given import parse_challenge, read_challenge, read_given
 from ilp_pyramid.puzzles.iq.model import build_instance
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, load_pieces
 from ilp_pyramid.puzzles.iq.placements import all_placements, piece_placements
-from ilp_pyramid.puzzles.iq.solve import INFEASIBLE, SOLVED, solve_instance
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
 from ilp_pyramid.verify.iq import verify_filling
 
 OPTIONS = SolveOptions(time_limit=60)
+SOLVED, INFEASIBLE = Status.SOLVED, Status.INFEASIBLE
+
+
+def solve_instance(instance, solver):
+    """The one solve path: the filling comes back checked by verify/iq.py (or as no solution)."""
+    return protocol.solve(PUZZLE, instance, solver, OPTIONS)
 
 
 def filling(instance, assignment):
@@ -110,8 +128,8 @@ def test_small_pyramids_have_no_filling():
     # pyramid3 also guards the HiGHS presolve "solve error" that must not read as a timeout.
     for n in (1, 2, 3):
         instance = build_instance(pyramid(n), STANDARD_PIECES)
-        assert solve_instance(instance, "dlx", OPTIONS).status == INFEASIBLE
-        assert solve_instance(instance, "highs", OPTIONS).status == INFEASIBLE
+        assert solve_instance(instance, "dlx").status == INFEASIBLE
+        assert solve_instance(instance, "highs").status == INFEASIBLE
 
 
 def test_five_given_triangle_is_completed_and_ilp_agrees_with_exact_cover(fixtures):
@@ -124,10 +142,10 @@ def test_five_given_triangle_is_completed_and_ilp_agrees_with_exact_cover(fixtur
     assert every.exhausted and every.solutions
     completions = {tuple(sorted(instance.assignment(s).items())) for s in every.solutions}
     for solver in ("dlx", "highs", "cbc", "sat"):
-        result = solve_instance(instance, solver, OPTIONS)
+        result = solve_instance(instance, solver)
         assert result.status == SOLVED, solver
-        assert verdict(instance, result.assignment).valid
-        assert tuple(sorted(result.assignment.items())) in completions, solver
+        assert verdict(instance, result.solution).valid
+        assert tuple(sorted(result.solution.items())) in completions, solver
     assert count_solutions(instance).solutions == len(every.solutions)
 
 
@@ -139,7 +157,7 @@ def test_isolated_cell_means_no_solution_for_every_backend(fixtures, board_name,
     given = read_given(str(fixtures / "iq" / fixture), board, STANDARD_PIECES)
     instance = build_instance(board, STANDARD_PIECES, given)
     for solver in ("dlx", "highs", "sat"):
-        assert solve_instance(instance, solver, OPTIONS).status == INFEASIBLE, solver
+        assert solve_instance(instance, solver).status == INFEASIBLE, solver
     assert count_solutions(instance).solutions == 0
 
 
@@ -148,10 +166,10 @@ def test_pyramid_challenge_is_completed(fixtures):
     given = read_given(str(fixtures / "iq" / "pyramid5_given.txt"), board, STANDARD_PIECES)
     instance = build_instance(board, STANDARD_PIECES, given)
     for solver in ("dlx", "highs"):
-        result = solve_instance(instance, solver, OPTIONS)
+        result = solve_instance(instance, solver)
         assert result.status == SOLVED
-        assert verdict(instance, result.assignment).valid
-        assert all(result.assignment[c] == k for c, k in given.items())
+        assert verdict(instance, result.solution).valid
+        assert all(result.solution[c] == k for c, k in given.items())
 
 
 def test_whole_boards_solved_and_verified():
@@ -159,15 +177,15 @@ def test_whole_boards_solved_and_verified():
                           ("pyramid4", ("dlx", "sat"))):
         instance = build_instance(board_by_name(name), STANDARD_PIECES)
         for solver in solvers:
-            result = solve_instance(instance, solver, OPTIONS)
+            result = solve_instance(instance, solver)
             assert result.status == SOLVED
-            assert verdict(instance, result.assignment).valid, (name, solver)
+            assert verdict(instance, result.solution).valid, (name, solver)
 
 
 def test_verifier_rejects_broken_fillings():
     instance = build_instance(board_by_name("pyramid4"), STANDARD_PIECES)
-    result = solve_instance(instance, "dlx", OPTIONS)
-    good = filling(instance, result.assignment)
+    result = solve_instance(instance, "dlx")
+    good = filling(instance, result.solution)
     pieces = {p.letter: p.cells for p in STANDARD_PIECES}
     assert verify_filling(instance.board.cells, pieces, good).valid
     cells = sorted(good)
@@ -195,7 +213,7 @@ def test_custom_board_and_piece_set(tmp_path):
     assert report.solutions == 4
     assert report.symmetries == 4
     assert report.distinct_up_to_symmetry == 1
-    assert solve_instance(instance, "highs", OPTIONS).status == SOLVED
+    assert solve_instance(instance, "highs").status == SOLVED
 
 
 @pytest.mark.slow
@@ -233,3 +251,83 @@ def test_rectangle_count_matches_the_c_baseline():
     report = count_solutions(build_instance(board_by_name("rectangle"), STANDARD_PIECES), jobs=2)
     assert report.solutions == 371020
     assert report.division_exact and report.distinct_up_to_symmetry * 4 == 371020
+
+
+def test_the_shorthands_auto_and_sat_name_the_table_s_solvers():
+    assert protocol.solver_for(PUZZLE, "auto").name == "dlx"
+    assert protocol.solver_for(PUZZLE, " SAT ").family == "sat"
+    instance = build_instance(board_by_name("pyramid4"), STANDARD_PIECES)
+    # Through the Python API the result names the solver that ran; given the name the user
+    # typed (as the CLI passes it), the result says it and "engine" the solver that ran.
+    assert solve_instance(instance, "auto").solver == "dlx"
+    asked = protocol.solve(PUZZLE, instance, "sat", OPTIONS, after={"solver": "sat"})
+    assert asked.solved and asked.solver == "sat"
+    assert asked.to_json()["engine"] == "kissat"
+    with pytest.raises(InputError, match="unknown solver"):
+        protocol.solver_for(PUZZLE, "xpress")
+
+
+def test_solve_json_keeps_iq_s_keys_after_the_common_ones(fixtures):
+    board = board_by_name("triangle")
+    for fixture, status in (("triangle_five_given.txt", SOLVED),
+                            ("triangle_isolated.txt", INFEASIBLE)):
+        challenge = read_challenge(str(fixtures / "iq" / fixture), board, STANDARD_PIECES)
+        instance = build_instance(board, STANDARD_PIECES, challenge.given, challenge.pins)
+        data = protocol.solve(PUZZLE, instance, "dlx", OPTIONS, after={"solver": "auto"}).to_json()
+        assert list(data)[:5] == ["puzzle", "status", "solver", "form", "seconds"]
+        assert {"solved", "board", "engine", "grid"} <= set(data)
+        assert (data["status"], data["solver"], data["engine"]) == (status, "auto", "dlx")
+        assert data["solved"] is (status is SOLVED)
+        assert (data["grid"] is None) is (status is not SOLVED)
+
+
+@pytest.mark.parametrize("solver", ["dlx", "highs", "cbc", "kissat",
+                                    *solver_names("cp", installed=True)])
+def test_a_board_with_every_cell_given_is_solved_without_a_solver_and_checked(solver):
+    board = board_by_name("pyramid4")
+    whole = solve_instance(build_instance(board, STANDARD_PIECES), "dlx").solution
+    given = build_instance(board, STANDARD_PIECES, whole)
+    assert not given.free_cells
+    result = solve_instance(given, solver)
+    assert result.status is SOLVED and result.solution == whole
+    assert result.backend.rows == [] and result.solve_seconds == 0.0
+    assert "no solver ran" in result.detail
+    # The filling still goes through the independent checker: a wrong one is no solution.
+    broken = build_instance(board, STANDARD_PIECES, whole)
+    model = PUZZLE.model(broken, "exact_cover")
+    model.decode = lambda answer: {**whole, 0: (whole[0] + 1) % len(STANDARD_PIECES)}
+    assert protocol.solve(PUZZLE, broken, solver, OPTIONS, model=model).status is Status.ERROR
+
+
+def test_a_board_past_the_cap_is_refused_before_any_placement_is_laid():
+    assert pyramid(MAX_PYRAMID).size <= MAX_BOARD_CELLS  # every named board fits
+    square = parse_text_board("\n".join(["." * 40] * (MAX_BOARD_CELLS // 40)))
+    assert square.size == MAX_BOARD_CELLS
+    row = "." * 100_000  # a 100 KB one-row board: minutes of placements without the cap
+    started = time.perf_counter()
+    with pytest.raises(InputError, match=f"more than the {MAX_BOARD_CELLS:,}"):
+        parse_text_board(row)
+    with pytest.raises(InputError, match="more than"):
+        Board("drawn", 2, tuple((x, 0) for x in range(MAX_BOARD_CELLS + 1)))
+    with pytest.raises(InputError, match="the given grid draws 100,010 cells"):
+        parse_challenge(".\n" * 10 + row, board_by_name("triangle"), STANDARD_PIECES)
+    assert time.perf_counter() - started < 5  # counted, not laid out: milliseconds
+
+
+def test_nothing_under_puzzles_iq_imports_the_command_line():
+    # ast, so imports inside functions count too.
+    import ast
+    from pathlib import Path
+
+    import ilp_pyramid.puzzles.iq as package
+
+    cli = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
+           "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
+    found = []
+    for path in Path(package.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.name}: {n}" for n in names
+                      if any(n == c or n.startswith(c + ".") for c in cli)]
+    assert found == []

@@ -160,3 +160,69 @@ def test_export_writes_to_the_output_option_only(cli, tmp_path):
     assert "unexpected extra argument" in one_line_error(
         cli("iq", "export", "pyramid4", str(by_argument), "-o", str(tmp_path / "c.lp"))).lower()
     assert not by_argument.exists() and not (tmp_path / "c.lp").exists()
+
+
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds"}
+IQ_KEYS = {"solved", "board", "engine", "grid"}  # what `iq solve --json` has always printed
+
+
+def test_solve_json_has_the_common_keys_and_iq_s_own_for_every_outcome(cli, fixtures):
+    given = iq_fixture(fixtures, "triangle_five_given.txt")
+    solved = json.loads(cli("iq", "solve", "triangle", "--given", given, "--json").out)
+    impossible = cli("iq", "solve", "triangle", "--given",
+                     iq_fixture(fixtures, "triangle_isolated.txt"), "--json")
+    timeout = cli("iq", "solve", "pyramid5", "-s", "cbc", "--time-limit", "0.01", "--json")
+    assert (impossible.code, timeout.code) == (1, 3)
+    for data, status in ((solved, "solved"), (json.loads(impossible.out), "infeasible"),
+                         (json.loads(timeout.out), "timeout")):
+        assert COMMON_KEYS | IQ_KEYS <= set(data) <= COMMON_KEYS | IQ_KEYS | {"detail"}
+        assert (data["puzzle"], data["status"], data["form"]) == ("iq", status, "exact_cover")
+        assert data["solved"] is (status == "solved")
+        assert (data["grid"] is None) is (status != "solved")
+
+
+def test_sat_is_a_shorthand_for_kissat(cli):
+    data = json.loads(cli("iq", "solve", "pyramid4", "-s", "sat", "--json").out)
+    assert (data["solver"], data["engine"], data["solved"]) == ("sat", "kissat", True)
+
+
+def test_solver_help_lists_the_shorthands_and_the_table(cli):
+    from ilp_pyramid.backends import solvers
+
+    page = " ".join(cli("iq", "solve", "--help").out.split())
+    for part in ("auto (the fastest measured: dlx)", "sat (kissat)", solvers.listing("mip"),
+                 solvers.listing("sat"), solvers.listing("cp"), solvers.listing("dlx")):
+        assert part in page, part
+
+
+def test_export_writes_cnf_too_and_names_the_board(cli, tmp_path):
+    out = tmp_path / "p4.cnf"
+    result = cli("iq", "export", "pyramid4", "-o", str(out), "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert (data["board"], data["format"], data["path"]) == ("pyramid4", "cnf", str(out))
+    header = next(line for line in out.read_text().splitlines() if line.startswith("p cnf"))
+    assert header.split()[2:] == [str(data["variables"]), str(data["clauses"])]
+
+
+def test_a_100_kb_one_row_board_is_refused_at_once_by_the_real_command(tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    board = tmp_path / "row.txt"
+    board.write_text("." * 100_000 + "\n")
+    root = Path(__file__).resolve().parents[1]
+    for command in ("show", "solve", "count"):
+        started = time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "ilp_pyramid", "iq", command, str(board)],
+                              env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True,
+                              text=True, timeout=60)
+        # A start-up (about a second; more on a busy machine): the placements of this board
+        # took 75 s before the cap.
+        assert time.monotonic() - started < 15, command
+        assert proc.returncode == 2, (command, proc.stderr)
+        assert proc.stdout == ""
+        assert len(proc.stderr.splitlines()) == 1 and "more than the 2,000" in proc.stderr

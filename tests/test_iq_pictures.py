@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from ilp_pyramid import protocol
+from ilp_pyramid.backends.base import Status
+from ilp_pyramid.commands.iq_terminal import coloured
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import build_instance
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
-from ilp_pyramid.puzzles.iq.render import GIVEN_HATCH, coloured, draw, png_bytes
-from ilp_pyramid.puzzles.iq.solve import SOLVED, solve_instance
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
+from ilp_pyramid.puzzles.iq.render import GIVEN_HATCH, draw, png_bytes
 
 
 def solved(name: str, given_file=None):
@@ -23,9 +26,9 @@ def solved(name: str, given_file=None):
     challenge = read_challenge(str(given_file), board, STANDARD_PIECES) if given_file else None
     instance = build_instance(board, STANDARD_PIECES, challenge.given if challenge else None,
                               challenge.pins if challenge else None)
-    result = solve_instance(instance, "dlx")
-    assert result.status == SOLVED
-    letters = {c: STANDARD_PIECES[k].letter for c, k in result.assignment.items()}
+    result = protocol.solve(PUZZLE, instance, "dlx")
+    assert result.status is Status.SOLVED
+    letters = {c: STANDARD_PIECES[k].letter for c, k in result.solution.items()}
     return instance, letters
 
 

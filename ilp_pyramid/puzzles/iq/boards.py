@@ -24,6 +24,11 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
 
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build
+# The most cells a board may have: 36 times the real boards (55 cells), above the largest
+# pyramid (650 balls) and a 44 x 44 square, whose placements take ~2 s to lay out. Refused
+# before any placement is enumerated, which grows with the cells (a 100 KB one-row board
+# would take over a minute).
+MAX_BOARD_CELLS = 2000
 _PYRAMID = re.compile(r"^pyramid([0-9]{1,18})$")  # int() of 5000 digits raises
 
 # The 8 symmetries of the square lattice, acting on (x, y); identity first.
@@ -47,6 +52,7 @@ class Board:
     _index: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        check_size(self.name, len(self.cells))
         self._index.update({cell: k for k, cell in enumerate(self.cells)})
 
     @property
@@ -119,6 +125,13 @@ class Board:
         return found
 
 
+def check_size(name: str, cells: int) -> None:
+    """InputError when a board of `cells` cells is past `MAX_BOARD_CELLS`."""
+    if cells > MAX_BOARD_CELLS:
+        raise InputError(f"board {name} has {cells:,} cells, more than the {MAX_BOARD_CELLS:,} "
+                         "a board may have")
+
+
 def triangle(rows: int = 10) -> Board:
     return Board("triangle", 2, tuple((x, y) for y in range(rows) for x in range(y + 1)))
 
@@ -137,6 +150,7 @@ def pyramid(levels: int) -> Board:
 
 def parse_text_board(text: str, name: str = "custom") -> Board:
     """A 2-D board drawn as text: `.` a free cell, `#` or a space outside the board."""
+    check_size(name, text.count("."))  # before the character-by-character reading
     lines = text.splitlines()
     while lines and not lines[-1].strip():
         lines.pop()

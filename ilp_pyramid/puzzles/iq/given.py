@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.parsing import load_json
-from ilp_pyramid.puzzles.iq.boards import Board
+from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 from ilp_pyramid.puzzles.iq.placements import piece_placements
 
@@ -59,7 +59,10 @@ def parse_challenge(text: str, board: Board, pieces: Sequence[Piece]) -> Challen
     legal placement of it. Whether pins can be kept is the solver's answer, not an input error."""
     letters = {p.letter: k for k, p in enumerate(pieces)}
     if text.lstrip().startswith("{"):
-        cells = _parse_json(text, board)
+        cells = _parse_json(text, board)  # stops at the first cell off the board or repeated
+    elif (drawn := _drawn_cells(text)) > MAX_BOARD_CELLS:  # before reading it char by char
+        raise InputError(f"the given grid draws {drawn:,} cells, more than the "
+                         f"{MAX_BOARD_CELLS:,} a board may have")
     elif board.dims == 2:
         cells = _parse_2d(text, board)
     else:
@@ -92,6 +95,12 @@ def check_given(given: dict[int, int], board: Board, pieces: Sequence[Piece]) ->
                              f"{letter} ({len(cells)} cells given, the piece has "
                              f"{pieces[k].size}; a small letter {letter.lower()} pins single "
                              "cells)")
+
+
+def _drawn_cells(text: str) -> int:
+    """The characters of a drawn challenge that stand for cells (neither outside nor line
+    ends), counted at the speed of `str.count`."""
+    return len(text) - sum(text.count(ch) for ch in _OUTSIDE + "\r\n")
 
 
 def _significant_lines(text: str) -> list[str]:

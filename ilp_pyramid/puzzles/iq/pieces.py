@@ -69,7 +69,7 @@ def load_pieces(path: str) -> tuple[Piece, ...]:
         raise InputError(f"{path}: expected a non-empty list of pieces")
     pieces: list[Piece] = []
     for index, entry in enumerate(data):
-        pieces.append(_piece_from_json(entry, index, path))
+        pieces.append(piece_from_json(entry, index, path))
     letters = [p.letter for p in pieces]
     duplicates = sorted({x for x in letters if letters.count(x) > 1})
     if duplicates:
@@ -77,7 +77,7 @@ def load_pieces(path: str) -> tuple[Piece, ...]:
     return tuple(pieces)
 
 
-def _piece_from_json(entry: object, index: int, path: str) -> Piece:
+def piece_from_json(entry: object, index: int, path: str) -> Piece:
     if not isinstance(entry, dict):
         raise InputError(f"{path}: piece {index + 1} is not an object")
     letter = entry.get("letter")

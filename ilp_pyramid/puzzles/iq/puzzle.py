@@ -4,27 +4,38 @@ pieces, given pieces and pins), a solution the filling {board cell: piece index}
     >>> from ilp_pyramid import protocol
     >>> from ilp_pyramid.puzzles.iq.puzzle import PUZZLE as iq
     >>> challenge = iq.instance("triangle", {"B": [[0, 0], [0, 1], [1, 1], [0, 2], [1, 2]]})
-    >>> result = protocol.solve(iq, challenge, solver="dlx")
-    >>> result.status, result.form
-    (<Status.SOLVED: 'solved'>, 'exact_cover')
+    >>> result = protocol.solve(iq, challenge, solver="auto")
+    >>> result.status, result.form, result.solver
+    (<Status.SOLVED: 'solved'>, 'exact_cover', 'dlx')
 
-Through boards.py, given.py, model.py, solve.py, count.py, render.py and verify/iq.py, imported on
-first use: importing this module loads neither PuLP, nor python-sat, nor numba.
+One model: the exact cover (model.Instance.exact_cover_rows), which Dancing Links takes as it
+is and the backends lower for MIP solvers, SAT solvers and CP-SAT (backends/lowering.py).
+Importing this module loads neither PuLP, nor python-sat, nor numba, nor numpy (count.py's),
+nor the model and pictures (model.py, render.py: imported where used).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ilp_pyramid.backends import ExactCoverForm
+from ilp_pyramid.backends.base import Result as BackendResult
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Model
+from ilp_pyramid.protocol import BenchCase, Model, Result
+from ilp_pyramid.puzzles.iq.boards import Board, board_by_name, named_board, parse_text_board
+from ilp_pyramid.puzzles.iq.given import parse_challenge
+from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, Piece, piece_from_json, piece_set
+from ilp_pyramid.verify.iq import verify_filling
 
+# The model, its pictures and the count (numpy) are imported where used: the top-level help
+# lists the puzzle by this object alone (tests/test_startup.py).
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import SolveOptions
-    from ilp_pyramid.puzzles.iq.boards import Board
+    from ilp_pyramid.backends.solvers import Solver
     from ilp_pyramid.puzzles.iq.model import Instance
-    from ilp_pyramid.puzzles.iq.pieces import Piece
 
 DEFAULT_BOARD = "pyramid5"  # the IQ Pyramid itself: 55 balls, the 12 pieces
 BENCH_BOARDS = ("pyramid5", "triangle", "rectangle")
@@ -32,17 +43,33 @@ BENCH_BOARDS = ("pyramid5", "triangle", "rectangle")
 Filling = dict[int, int]  # board cell index -> piece index
 
 
+def exact_cover_form(instance: Instance) -> ExactCoverForm:
+    """The instance as the backends' exact-cover form, rows and items named for export."""
+    rows, primary, secondary = instance.exact_cover_rows()
+    row_names, item_names = instance.exact_cover_names()
+    return ExactCoverForm(rows, primary, secondary, row_names=row_names,
+                          item_names=item_names,
+                          name=f"iq_{instance.board.name}".replace(".", "_"))
+
+
+def _nothing_to_place(solver: Solver, options: SolveOptions) -> BackendResult:
+    """The answer of an exact cover with no item to cover: no row at all (a MIP with no
+    variable or an empty CNF is no question to put to a solver)."""
+    return BackendResult(solver.name, Status.SOLVED, 0.0, rows=[])
+
+
 class IQPuzzle:
     """Fill a 2-D board or a ball pyramid with the Kanoodle pieces, some perhaps given."""
 
     name = "iq"
     title = "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces"
-    # One exact cover (model.Instance.exact_cover_rows): the backends lower it for MIP
-    # solvers, SAT solvers and CP-SAT (backends/lowering.py).
-    # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
-    # added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.puzzles.iq.cli:app"
+    # Its own commands (show, count, verify, and solve / export with its options); the
+    # standard ones it lacks are added from this object (puzzle_cli.app_for).
+    cli_app = "ilp_pyramid.commands.iq:app"
     forms = ("exact_cover",)
+    # `--solver auto`: the fastest measured overall (docs/iq.md, "Solving times"); `sat`:
+    # the SAT solver it runs.
+    solver_aliases = {"auto": "dlx", "sat": "kissat"}
 
     def instance(self, board: str | Board = DEFAULT_BOARD,
                  given: str | Mapping[str, Any] | None = None, *,
@@ -51,12 +78,7 @@ class IQPuzzle:
         `given`: the puzzle-book challenge, as the text `iq solve --given` reads (a drawing
         or JSON) or as a dict {"B": [[x, y], ...], "h": [[i, j, level]]} (a small letter
         pins cells). `pieces`: a piece-set file, or the pieces (default: the 12 Kanoodle)."""
-        import json
-
-        from ilp_pyramid.puzzles.iq.boards import Board, board_by_name
-        from ilp_pyramid.puzzles.iq.given import parse_challenge
         from ilp_pyramid.puzzles.iq.model import build_instance
-        from ilp_pyramid.puzzles.iq.pieces import piece_set
 
         board = board if isinstance(board, Board) else board_by_name(board)
         chosen = piece_set(pieces) if pieces is None or isinstance(pieces, str) \
@@ -70,8 +92,6 @@ class IQPuzzle:
     def parse(self, text: str) -> Instance:
         """A board name on the first line, then (optionally) the challenge drawn on it as
         `--given` files hold it; or a 2-D board drawn as text ('.' a cell, '#' outside)."""
-        from ilp_pyramid.puzzles.iq.boards import named_board, parse_text_board
-
         lines = text.splitlines()
         first = next((i for i, line in enumerate(lines) if line.strip()), None)
         if first is None:
@@ -86,17 +106,58 @@ class IQPuzzle:
         return self.instance(DEFAULT_BOARD)
 
     def model(self, instance: Instance, form: str) -> Model:
-        if form == "exact_cover":
-            from ilp_pyramid.puzzles.iq.solve import exact_cover_form
+        """One row per placement of a free piece on free cells; items: the free cells, then
+        the free pieces. A board with every cell given is the empty cover: its one answer,
+        no row, is found without a solver and checked like any other."""
+        if form != "exact_cover":
+            raise InputError(f"iq has no {form!r} model (forms: {', '.join(self.forms)})")
+        cover = exact_cover_form(instance)
+        return Model("exact_cover", cover, lambda answer: instance.assignment(answer.rows),
+                     variables=len(cover.rows), constraints=instance.num_items,
+                     run=None if instance.free_cells else _nothing_to_place)
 
-            return Model("exact_cover", exact_cover_form(instance),
-                         lambda answer: instance.assignment(answer.rows))
-        raise InputError(f"iq has no {form!r} model (forms: {', '.join(self.forms)})")
+    def after(self, instance: Instance, result: Result, options: SolveOptions,
+              solver: str | None = None) -> Result:
+        """`solver`: the name the user gave; one of IQ's shorthands (auto, sat) is what the
+        result then says, as it says "kissat" for the table's kissat404, and `json_keys`'
+        "engine" the solver that ran."""
+        if solver is not None and solver.strip().lower() in self.solver_aliases:
+            result.solver = solver.strip().lower()
+        if result.solved and not instance.free_cells:
+            result.detail = "every cell is given: nothing was left to place (no solver ran)"
+        return result
+
+    def engine(self, solver: str) -> str:
+        """The table's solver a `--solver` name runs: IQ's shorthands resolved."""
+        return self.solver_aliases.get(solver, solver)
+
+    def json_keys(self, instance: Instance, result: Result) -> dict[str, Any]:
+        """`iq solve --json`'s own keys: "solved", "board", "engine" (the solver that ran,
+        where "solver" is the name given: auto) and "grid" (null when unsolved)."""
+        from ilp_pyramid.puzzles.iq.render import letter_grid
+
+        solved = result.solved and result.solution is not None
+        grid = letter_grid(instance.board, instance.letters(result.solution)) if solved \
+            else None
+        return {"solved": solved, "board": instance.board.name,
+                "engine": self.engine(result.solver), "grid": grid}
+
+    def summary(self, instance: Instance, result: Result) -> str:
+        """The line under the picture: the status, the engine and the time."""
+        engine, seconds = self.engine(result.solver), result.seconds
+        reason = f": {result.detail}" if result.detail else ""
+        if result.solved:
+            return f"solved and verified in {seconds:.2f} s (engine {engine}){reason}"
+        if result.status is Status.INFEASIBLE:
+            return f"no solution (engine {engine}, {seconds:.2f} s){reason}"
+        if result.status is Status.TIMEOUT:
+            return f"timeout: no solution found within the time limit ({seconds:.1f} s)"
+        if result.status is Status.ERROR:
+            return f"error: the solver failed: {result.detail or 'no reason given'}"
+        return str(result)
 
     def verify(self, instance: Instance, solution: Filling) -> list[str]:
         """The filling by board coordinates and letters, judged by verify/iq.py alone."""
-        from ilp_pyramid.verify.iq import verify_filling
-
         board = instance.board
         problems = [f"cell {c} is not on board {board.name}" for c in solution
                     if not 0 <= c < board.size]
@@ -135,8 +196,6 @@ class IQPuzzle:
     def to_json(self, instance: Instance, solution: Filling) -> dict:
         """"board" and "grid" as `iq solve --json` has them, "given" as `--given` JSON reads
         it; a board or piece set of one's own is written out whole."""
-        from ilp_pyramid.puzzles.iq.boards import named_board
-        from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
         from ilp_pyramid.puzzles.iq.render import letter_grid
 
         board = instance.board
@@ -184,8 +243,6 @@ class IQPuzzle:
 
 
 def _json_board(data: object) -> Board:
-    from ilp_pyramid.puzzles.iq.boards import Board, named_board
-
     if not isinstance(data, dict) or not isinstance(data.get("board"), str):
         raise InputError('an IQ solution must be a JSON object with a "board" name')
     name, cells = data["board"], data.get("cells")
@@ -204,14 +261,12 @@ def _json_board(data: object) -> Board:
 
 
 def _json_pieces(data: dict) -> tuple[Piece, ...] | None:
-    from ilp_pyramid.puzzles.iq.pieces import _piece_from_json
-
     entries = data.get("pieces")
     if entries is None:
         return None
     if not isinstance(entries, list) or not entries:
         raise InputError('"pieces" must be a non-empty list')
-    pieces = tuple(_piece_from_json(entry, i, "the solution") for i, entry in enumerate(entries))
+    pieces = tuple(piece_from_json(entry, i, "the solution") for i, entry in enumerate(entries))
     if len({p.letter for p in pieces}) != len(pieces):
         raise InputError('"pieces" uses a letter twice')
     return pieces

@@ -1,4 +1,5 @@
-"""Show a filled (or partly filled) board: letter grids, coloured terminal text, PNG pictures."""
+"""Show a filled (or partly filled) board: letter grids, PNG and SVG pictures (the coloured
+terminal text is the command line's: commands/iq_terminal.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,6 @@ import io
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
-
-from rich.color import Color
-from rich.style import Style
-from rich.text import Text
 
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
@@ -38,77 +35,13 @@ def letter_grid(board: Board, letters: Mapping[int, str]) -> list[str] | list[li
     return [["".join(row) for row in level] for level in levels]
 
 
-# ANSI colours dark enough to want white letters on them.
-_DARK_ANSI = frozenset({0, 1, 4, 5, 8, 12})
-
-
-def _is_dark(hex_colour: str) -> bool:
+def is_dark(hex_colour: str) -> bool:
     """Luminance under 0.4 (of 1): white letters read better there than black."""
     try:
         r, g, b = (int(hex_colour.lstrip("#")[k:k + 2], 16) / 255 for k in (0, 2, 4))
     except ValueError:
         return False
     return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4
-
-
-def cell_styles(pieces: Sequence[Piece], color_system: str | None = None) -> dict[str, Style]:
-    """Letter -> terminal style. In a 16-colour terminal each standard piece gets its own ANSI
-    colour (rich's nearest match alone gives H and J the same magenta); else the piece's hex
-    colour, which rich shows as is (truecolor) or as its nearest of 256 (all 12 distinct)."""
-    styles = {}
-    for p in pieces:
-        if color_system == "standard" and p.ansi is not None:
-            background = Color.from_ansi(p.ansi)
-            dark = p.ansi in _DARK_ANSI
-        else:
-            background = Color.parse(p.colour)
-            dark = _is_dark(p.colour)
-        text = Color.parse("#ffffff" if dark else "#000000")
-        if color_system == "standard":
-            text = Color.from_ansi(15 if dark else 0)
-        styles[p.letter] = Style(color=text, bgcolor=background, bold=True)
-    return styles
-
-
-def _cell_text(letter: str, styles: Mapping[str, Style]) -> Text:
-    style = styles.get(letter.upper())
-    if style is None:
-        return Text(f"{letter} ")
-    if letter.islower():  # a pin: the cell is known to be this piece
-        style = style + Style(underline=True)
-    return Text(f"{letter} ", style=style)
-
-
-def coloured(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece],
-             color_system: str | None = None) -> Text:
-    """The grid as rich text, every piece on its own colour (plain when not a terminal); a small
-    letter (a pin) underlined. `color_system`: the console's (rich's name), for the palette."""
-    colours = cell_styles(pieces, color_system)
-    grid = letter_grid(board, letters)
-    out = Text()
-    if board.dims == 2:
-        for row in grid:
-            for ch in row:
-                out.append_text(_cell_text(ch, colours) if ch != OUTSIDE else Text("  "))
-            out.append("\n")
-        return out
-    # 3-D: the levels side by side, bottom level first.
-    levels: list[list[str]] = grid  # type: ignore[assignment]
-    n = len(levels)
-    heads = [f"level {h + 1}".ljust(2 * (n - h)) for h in range(n)]
-    out.append("   ".join(heads).rstrip() + "\n")
-    for j in range(n):
-        for h, level in enumerate(levels):
-            m = n - h
-            if j < m:
-                for ch in level[j]:
-                    out.append_text(_cell_text(ch, colours))
-            else:
-                out.append(" " * (2 * m))
-            if h < n - 1:
-                out.append("   ")
-        out.append("\n")
-    return out
 
 
 GIVEN_HATCH = "///"
@@ -137,7 +70,7 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
                 "hatch": GIVEN_HATCH if fixed else None}
 
     def ink(index: int | None) -> str:
-        return "#ffffff" if _is_dark(style(index)["facecolor"]) else "#000000"
+        return "#ffffff" if is_dark(style(index)["facecolor"]) else "#000000"
 
     def pin(ax, x: float, y: float, radius: float) -> None:
         ax.add_patch(Circle((x, y), radius, facecolor="none", edgecolor="#ffffff",

@@ -1,4 +1,10 @@
-"""`ilp-pyramid iq ...`: IQ Pyramid / Kanoodle boards — solve, count, export."""
+"""`ilp-pyramid iq ...`: IQ Pyramid / Kanoodle boards — solve, count, verify, show, export.
+
+`solve` and `export` are the standard commands (puzzle_cli) with IQ's own options: the BOARD
+argument, `--given`, `--pieces` (and `--png` for solve); `count`, `verify` and `show` are
+IQ's own. Every solve goes through `protocol.solve`, which checks the filling with the
+independent checker (verify/iq.py) before anything is printed.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +18,16 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ilp_pyramid.backends import process
+from ilp_pyramid import protocol
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
-    Format,
     Jobs,
     Json,
     Output,
     Seed,
     Solver,
-    Threads,
     TimeLimit,
     console,
     cores,
@@ -30,18 +35,17 @@ from ilp_pyramid.cli_common import (
     fail,
     like,
     print_json,
-    solve_options,
-    solver_names,
 )
+from ilp_pyramid.commands.iq_terminal import coloured
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
-from ilp_pyramid.puzzles.iq import solve as iq_solve
-from ilp_pyramid.puzzles.iq.boards import board_by_name
+from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
+from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
-from ilp_pyramid.puzzles.iq.render import coloured, letter_grid, png_bytes
-from ilp_pyramid.verify.iq import verify_filling
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE, IQPuzzle
+from ilp_pyramid.puzzles.iq.render import letter_grid, png_bytes
 
 if TYPE_CHECKING:
     from ilp_pyramid.puzzles.iq.count import CountReport
@@ -52,7 +56,8 @@ app = typer.Typer(
 )
 
 BoardArg = typer.Argument(..., help="triangle | rectangle | pyramid5 | pyramid4 | pyramidN | "
-                                    "a text file ('.' a cell, '#' or space outside).")
+                                    "a text file ('.' a cell, '#' or space outside; at most "
+                                    f"{MAX_BOARD_CELLS} cells).")
 GivenOpt = typer.Option(None, "--given", "-g",
                         help="Puzzle-book challenge: the board drawn with the letters of pieces "
                              "already placed ('.' free; a small letter pins one cell to that "
@@ -61,9 +66,22 @@ GivenOpt = typer.Option(None, "--given", "-g",
 PiecesOpt = typer.Option(None, "--pieces",
                          help="JSON piece set: [{\"letter\", \"cells\": [[col, row], ...], "
                               "\"colour\"}, ...] (default: the 12 Kanoodle pieces).")
+SolverOpt = like(
+    Solver, default="auto",
+    help=f"auto (the fastest measured: dlx) | sat (kissat) | MIP: {solvers.listing('mip')} | "
+         f"SAT: {solvers.listing('sat')} | {solvers.listing('cp')} (OR-Tools CP-SAT) | "
+         f"{solvers.listing('dlx')} (the package's Dancing Links). Every one solves the exact "
+         "cover: dlx as it is, the others lowered to the form they take.")
+# Standard options IQ takes its own way: the board is an argument (no FILE, nothing
+# generated), the seed only the solver's, the solver `auto` by default, and --json read
+# before the solve (the text names the board and the engine first).
+_SOLVE_OWN_WAY = ("file", "generate", "planted", "seed", "solver", "json_out")
+_EXPORT_OWN_WAY = ("file", "generate", "planted", "seed")
 
 
 def load_instance(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
+    """BOARD with the challenge of --given on it and the pieces of --pieces; InputError (one
+    line) for anything malformed, the board's size checked before any placement is laid."""
     board = board_by_name(board_name)
     pieces = piece_set(str(pieces_file) if pieces_file else None)
     if given is None:
@@ -72,25 +90,11 @@ def load_instance(board_name: str, given: Path | None, pieces_file: Path | None)
     return build_instance(board, pieces, challenge.given, challenge.pins)
 
 
-def letters_of(instance: Instance, assignment: dict[int, int]) -> dict[int, str]:
-    return instance.letters(assignment)
-
-
-def fixed_letters(instance: Instance) -> dict[Any, str]:
-    """Board coordinates -> letter, for every given cell and every pin."""
-    return instance.fixed_letters()
-
-
-def check_filling(instance: Instance, assignment: dict[int, int]) -> None:
-    """Every solution goes through the independent checker before anyone sees it."""
-    board = instance.board
-    verdict = verify_filling(
-        board.cells, {p.letter: p.cells for p in instance.pieces},
-        {board.cells[c]: instance.pieces[k].letter for c, k in assignment.items()},
-        fixed_letters(instance))
-    if not verdict.valid:
-        fail(f"internal error: the solver's filling failed verification: {verdict.problems[0]}",
-             code=1)
+def _loaded(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
+    try:
+        return load_instance(board_name, given, pieces_file)
+    except InputError as exc:
+        fail(str(exc))
 
 
 def describe(instance: Instance) -> str:
@@ -114,76 +118,72 @@ def _show(instance: Instance, letters: dict[int, str]) -> None:
                            color_system=console.color_system), end="")
 
 
-@app.command()
-def solve(
-    board: str = BoardArg,
-    given: Path = GivenOpt,
-    solver: str = like(
-        Solver, default="auto",
-        help=f"auto (the fastest measured: dlx) | {solver_names('dlx')} (the package's "
-             f"Dancing Links) | {solver_names('mip')} (MIP) | sat or a SAT solver of "
-             f"python-sat: {solver_names('sat')} | {solver_names('cpsat')} (OR-Tools CP-SAT "
-             "on the exact cover)."),
-    pieces: Path = PiecesOpt,
-    time_limit: float = TimeLimit,
-    threads: int = Threads,
-    seed: int = Seed,
-    png: Path = typer.Option(None, "--png", help="Also draw the filled board to this PNG."),
-    json_out: bool = Json,
-) -> None:
-    """Fill BOARD (completing a challenge with --given) and print it, each piece a letter.
-
-    Exit codes: 0 solved, 1 no solution exists, 2 bad input, 3 time limit reached.
-    """
-    engine = iq_solve.engine_for(solver)
-    try:
-        iq_solve.check_solver(engine)
-    except InputError as exc:
-        fail(str(exc))
-    instance = load_instance(board, given, pieces)
-    if not json_out:
-        chosen = f"{engine} (auto)" if solver == "auto" else engine
-        console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
-    result = iq_solve.solve_instance(instance, engine, solve_options(time_limit, threads, seed))
-    _fast_exit()
-    solved = result.status == iq_solve.SOLVED
-    if solved:
-        check_filling(instance, result.assignment)
-        letters = letters_of(instance, result.assignment)
-        if png is not None:
-            _draw(png, instance, letters, f"{instance.board.name} ({result.solver})")
-    if json_out:
-        print_json({
-            "solved": solved,
-            "status": result.status,
-            "board": instance.board.name,
-            "solver": solver,
-            "engine": result.solver,
-            "seconds": round(result.seconds, 4),
-            "grid": letter_grid(instance.board, letters) if solved else None,
-        })
-    elif solved:
-        _show(instance, letters)
-        console.print(f"solved and verified in {result.seconds:.2f} s (engine {result.solver})")
-    elif result.status == iq_solve.INFEASIBLE:
-        console.print(f"no solution (engine {result.solver}, {result.seconds:.2f} s)")
-    elif result.status == iq_solve.TIMEOUT:
-        console.print(f"timeout: no solution found within the time limit "
-                      f"({result.seconds:.1f} s)")
-    else:
-        console.print(f"error: the solver failed: {result.message}", markup=False)
-    if not solved:
-        raise typer.Exit(EXIT_TIMEOUT if result.status == iq_solve.TIMEOUT else EXIT_NO_SOLUTION)
-
-
-class _Unfinished(Exception):
-    """The count stopped early: its output file must not appear."""
-
-
 def _fast_exit() -> None:
     """Once numba's compiled code is loaded, the interpreter's final garbage collection takes
     ~0.5-1 s at exit; nothing left needs collecting, so spare it (keeps Ctrl-C within 2 s)."""
     gc.freeze()
+
+
+class _OnTheTerminal(IQPuzzle):
+    """IQ as `solve` shows it: the text picture coloured, every piece on its own colour
+    (plain letters when stdout is no terminal), the pyramids' levels side by side."""
+
+    def render(self, instance: Instance, solution: dict[int, int],
+               fmt: str = "text") -> Any:
+        if fmt != "text":
+            return super().render(instance, solution, fmt)
+        return coloured(instance.board, instance.letters(solution), instance.pieces,
+                        color_system=console.color_system)
+
+
+def _solve_options(
+    board: str = BoardArg,
+    given: Path = GivenOpt,
+    solver: str = SolverOpt,
+    pieces: Path = PiecesOpt,
+    seed: int = Seed,
+    png: Path = typer.Option(None, "--png", help="Also draw the filled board to this PNG."),
+    json_out: bool = Json,
+) -> Call:
+    try:  # an unknown solver is exit 2 before any board is read
+        engine = protocol.solver_for(PUZZLE, solver).name
+    except InputError as exc:
+        raise InputError(f"{exc} or {', '.join(PUZZLE.solver_aliases)}") from None
+    instance = load_instance(board, given, pieces)
+    if not json_out:
+        chosen = f"{engine} (auto)" if solver.strip().lower() == "auto" else engine
+        console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
+
+    def then(instance: Instance, result: protocol.Result) -> None:
+        _fast_exit()
+        if png is not None and result.solution is not None:
+            _draw(png, instance, instance.letters(result.solution),
+                  f"{instance.board.name} ({PUZZLE.engine(result.solver)})")
+
+    return Call(instance=instance, after={"solver": solver}, then=then)
+
+
+app.command("solve")(solve_command(
+    _OnTheTerminal(), _solve_options, hide=_SOLVE_OWN_WAY,
+    doc="Fill BOARD (completing a challenge with --given) and print it, each piece a "
+        "letter.\n\nExit codes: 0 solved, 1 no solution exists, 2 bad input, 3 time limit "
+        "reached."))
+
+
+def _export_options(board: str = BoardArg, given: Path = GivenOpt,
+                    pieces: Path = PiecesOpt) -> Call:
+    instance = load_instance(board, given, pieces)
+    return Call(instance=instance, keys={"board": instance.board.name})
+
+
+app.command("export")(export_command(
+    PUZZLE, _export_options, hide=_EXPORT_OWN_WAY,
+    doc="Write the exact-cover model of BOARD as an LP or MPS file (one binary per "
+        "placement) or as DIMACS CNF (the clauses a SAT solver gets)."))
+
+
+class _Unfinished(Exception):
+    """The count stopped early: its output file must not appear."""
 
 
 @app.command()
@@ -213,9 +213,9 @@ def count(
     0 counted, 2 bad input, 3 time limit (the partial count is printed as such), 130/143
     interrupted (no worker survives; no --output file is written).
     """
-    from ilp_pyramid.puzzles.iq.count import count_solutions
+    from ilp_pyramid.puzzles.iq.count import count_solutions  # numpy, numba: when counting
 
-    instance = load_instance(board, given, pieces)
+    instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores())
     if not json_out:
         console.print(describe(instance) + f"; {workers} job(s)", markup=False, soft_wrap=True)
@@ -316,12 +316,13 @@ def verify(
     """Check every filling in a file with the independent checker (each line read back as
     written: rows joined by '/', pyramid levels by '|'). Exit 0 all valid and distinct,
     1 some invalid or repeated, 2 unreadable."""
-    from ilp_pyramid.puzzles.iq.lines import check_file
+    from ilp_pyramid.puzzles.iq.lines import check_file  # numpy: when checking
 
-    instance = load_instance(board, given, pieces)
+    instance = _loaded(board, given, pieces)
     try:
         report = check_file(solutions, instance.board,
-                            {p.letter: p.cells for p in instance.pieces}, fixed_letters(instance))
+                            {p.letter: p.cells for p in instance.pieces},
+                            instance.fixed_letters())
     except OSError as exc:
         fail(f"cannot read {solutions}: {exc.strerror or exc}")
     except UnicodeDecodeError:
@@ -344,37 +345,6 @@ def verify(
 
 
 @app.command()
-def export(
-    board: str = BoardArg,
-    output: Path = like(Output, default=...),
-    given: Path = GivenOpt,
-    pieces: Path = PiecesOpt,
-    fmt: str = Format,
-    json_out: bool = Json,
-) -> None:
-    """Write the exact-cover model of BOARD as an LP or MPS file (one binary per placement)."""
-    from ilp_pyramid.backends import lowering
-    from ilp_pyramid.formats.mipfile import MIP_FORMATS, format_from_name, write_mip
-
-    target = output
-    chosen = (fmt or format_from_name(str(target)) or "").lower()
-    if chosen not in MIP_FORMATS:
-        fail(f"cannot tell the format of {target}: use --format lp or --format mps")
-    instance = load_instance(board, given, pieces)
-    # The same lowering a MIP solver gets from `solve`, written out.
-    problem = lowering.to_mip(iq_solve.exact_cover_form(instance)).problem
-    write_mip(problem, str(target), chosen)
-    data = {"board": instance.board.name, "path": str(target), "format": chosen,
-            "variables": problem.numVariables(),
-            "constraints": problem.numConstraints()}
-    if json_out:
-        print_json(data)
-    else:
-        console.print(f"wrote {target} ({chosen}): {data['variables']} binaries, "
-                      f"{data['constraints']} constraints", markup=False)
-
-
-@app.command()
 def show(
     board: str = BoardArg,
     given: Path = GivenOpt,
@@ -383,9 +353,9 @@ def show(
     json_out: bool = Json,
 ) -> None:
     """Print a board (and the pieces of a challenge already on it), without solving."""
-    instance = load_instance(board, given, pieces)
-    pins = {c: letter.lower() for c, letter in letters_of(instance, instance.pins).items()}
-    letters = {**letters_of(instance, instance.given), **pins}
+    instance = _loaded(board, given, pieces)
+    pins = {c: letter.lower() for c, letter in instance.letters(instance.pins).items()}
+    letters = {**instance.letters(instance.given), **pins}
     if png is not None:
         _draw(png, instance, letters, instance.board.name)
     if json_out:
