@@ -12,7 +12,10 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid.backends.base import SolveOptions
+from ilp_pyramid.backends.solvers import listing
 from ilp_pyramid.errors import InputError, one_line
+from ilp_pyramid.formats.csvrows import locate
+from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json
 
@@ -97,7 +100,6 @@ def like(option: Any, **changes: Any) -> Any:
 def solver_names(*families: str) -> str:
     """'highs | cbc | ...' for help texts, from the one solver table (a solver added there
     shows in every help at once; nothing is imported). Families: mip, sat, cp, dlx."""
-    from ilp_pyramid.backends.solvers import listing
 
     return listing(*("cp" if f == "cpsat" else f for f in families))
 
@@ -126,7 +128,6 @@ Parsed = TypeVar("Parsed")
 def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     """Read (`fileio.read_text`: bounded, gzip transparent) and parse a user's file; an
     unreadable, oversized or malformed one is a one-line error and exit 2."""
-    from ilp_pyramid.formats.fileio import read_text
 
     try:
         text = read_text(path)
@@ -139,7 +140,6 @@ def load_input(path: Path, parse: Callable[[str], Parsed]) -> Parsed:
     except InputError as exc:
         fail(f"{path}: {exc}")
     except csv.Error as exc:  # a parser that read CSV with the csv module directly
-        from ilp_pyramid.formats.csvrows import locate
 
         fail(f"{path}: {locate(text) or f'malformed CSV ({exc})'}")
 
@@ -160,7 +160,6 @@ def write_output(path: Path | None, text: str | None) -> None:
     be written (full disk, no permission) is one line and exit 2, and the work is not lost."""
     if path is None or text is None:
         return
-    from ilp_pyramid.formats.fileio import write_atomic
 
     try:
         write_atomic(path, text)

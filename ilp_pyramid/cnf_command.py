@@ -12,6 +12,9 @@ from pathlib import Path
 
 import typer
 
+from ilp_pyramid import backends
+from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.sat import resolve, shuffled
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -27,6 +30,10 @@ from ilp_pyramid.cli_common import (
     print_json,
     solver_names,
 )
+from ilp_pyramid.errors import SolverError
+from ilp_pyramid.formats.dimacs import SATISFIABLE, read_dimacs
+from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.verify.cnf import unsatisfied
 
 
 def solve_cnf(
@@ -48,11 +55,6 @@ def solve_cnf(
     `solve_seconds` is the solver's time from handing it the (shuffled) clauses to its answer;
     reading and shuffling the file are `read_seconds`, outside it.
     """
-    from ilp_pyramid import backends
-    from ilp_pyramid.backends.base import SolveOptions, Status
-    from ilp_pyramid.backends.sat import resolve, shuffled
-    from ilp_pyramid.errors import SolverError
-    from ilp_pyramid.formats.dimacs import read_dimacs
 
     try:
         real = resolve(solver)
@@ -95,7 +97,6 @@ def solve_cnf(
 
 
 def _check(clauses, model, cnf_file: Path) -> None:
-    from ilp_pyramid.verify.cnf import unsatisfied
 
     bad = unsatisfied(clauses, model)
     if bad:
@@ -104,8 +105,6 @@ def _check(clauses, model, cnf_file: Path) -> None:
 
 
 def _write_certificate(path: Path, model) -> None:
-    from ilp_pyramid.formats.dimacs import SATISFIABLE
-    from ilp_pyramid.formats.fileio import write_atomic
 
     values = " ".join(map(str, model))
     write_atomic(path, f"s {SATISFIABLE}\nv {values} 0\n")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from ilp_pyramid.extras import need
+from ilp_pyramid.formats.fileio import write_atomic
+
 
 def pyplot():
     """matplotlib.pyplot on the Agg backend (no display, same pixels everywhere); InputError
     naming the extra when matplotlib is not installed."""
-    from ilp_pyramid.extras import need
 
     matplotlib = need("matplotlib")
 
@@ -34,7 +36,6 @@ def png_bytes(fig, dpi: int = 110) -> bytes:
 def save(path: Path, content: str | bytes) -> None:
     """Write atomically; a path that cannot be written is a usage error (exit 2), one line."""
     from ilp_pyramid.cli_common import fail
-    from ilp_pyramid.formats.fileio import write_atomic
 
     try:
         write_atomic(path, content)

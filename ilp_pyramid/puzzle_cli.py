@@ -31,7 +31,7 @@ from typing import Any
 import typer
 
 from ilp_pyramid import protocol
-from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends import lowering, solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
@@ -55,6 +55,9 @@ from ilp_pyramid.cli_common import (
     write_output,
 )
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.formats.dimacs import dimacs_text
+from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.formats.mipfile import format_from_name, write_mip
 
 EXIT_CODES = {Status.SOLVED: 0, Status.FEASIBLE: 0, Status.INFEASIBLE: EXIT_NO_SOLUTION,
               Status.TIMEOUT: EXIT_TIMEOUT, Status.INTERRUPTED: 130,
@@ -350,7 +353,6 @@ def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = No
         **own_options: Any,
     ) -> None:
         """Export the instance's model as LP or MPS (the MIP) or as DIMACS CNF."""
-        from ilp_pyramid.formats.mipfile import format_from_name
 
         standard = {k: v for k, v in locals().items() if k not in ("own_options",
                                                                     "format_from_name")}
@@ -378,18 +380,15 @@ def export_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = No
 
 def _write_model(puzzle: protocol.Puzzle, instance: Any, output: Path, fmt: str,
                  options: dict[str, Any] | None = None) -> dict:
-    from ilp_pyramid.formats.fileio import write_atomic
 
     base = {"puzzle": puzzle.name, "path": str(output), "format": fmt}
     if fmt == "cnf":
-        from ilp_pyramid.formats.dimacs import dimacs_text
 
         form = _built(puzzle, instance, "cnf", options)
         clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
         count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])
         write_atomic(output, dimacs_text(clauses, count, [f"c {puzzle.name}"]))
         return {**base, "variables": count, "clauses": len(clauses)}
-    from ilp_pyramid.formats.mipfile import write_mip
 
     problem = _built(puzzle, instance, "mip", options)
     write_mip(problem, str(output), fmt)
@@ -405,7 +404,6 @@ def _built(puzzle: protocol.Puzzle, instance: Any, form: str,
     if form in puzzle.forms:
         return puzzle.model(instance, form, **(options or {})).form
     if "exact_cover" in puzzle.forms:
-        from ilp_pyramid.backends import lowering
 
         cover = puzzle.model(instance, "exact_cover", **(options or {})).form
         return lowering.to_mip(cover).problem if form == "mip" else lowering.to_cnf(cover)
@@ -425,7 +423,6 @@ def _render_command(puzzle: protocol.Puzzle) -> Callable:
     ) -> None:
         """Draw a saved solution, after checking it: exit 0 drawn, 1 invalid (nothing
         drawn), 2 bad input."""
-        from ilp_pyramid.formats.mipfile import format_from_name
 
         named = format_from_name(str(output)) if output is not None else None
         chosen = (fmt or (named if named in PICTURE_FORMATS else None) or "text").lower()

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.extras import need  # here: the small SAT solves load this module
+from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
 
 NAME = "cpsat"
 # Time CP-SAT gets beyond its own limit (interpreter and OR-Tools start) before it is killed.
@@ -83,7 +85,6 @@ def run(form: object, what: str, solver: object, options: SolveOptions) -> Resul
 
 def require() -> None:
     """InputError (exit 2) naming the extra to install when OR-Tools is missing."""
-    from ilp_pyramid.extras import need  # here: the small SAT solves load this module
 
     need("ortools")
 
@@ -147,7 +148,6 @@ def solve_clauses(clauses: Sequence[Sequence[int]], options: SolveOptions | None
 
 def solve_model(model: BoolModel, options: SolveOptions | None = None) -> Result:
     """Solve `model`: the literals of a solution in `model`, values by name where named."""
-    from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
 
     require()
     options = options or SolveOptions()

@@ -23,8 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends import (
+    cpsat,  # its model class: with the cp path only
+    mip,
+    sat,
+    solvers,
+)
 from ilp_pyramid.backends.base import DLX, Result, SolveOptions, Status
+from ilp_pyramid.backends.cpsat import BoolModel
+from ilp_pyramid.backends.mip import load_pulp
 
 if TYPE_CHECKING:  # PuLP and OR-Tools' model load only on the path that needs them
     import pulp
@@ -69,7 +76,6 @@ class MipLowering:
 
 def to_mip(form: ExactCoverForm) -> MipLowering:
     """The exact cover as a 0-1 feasibility program (objective 0)."""
-    from ilp_pyramid.backends.mip import load_pulp
 
     pulp = load_pulp()
     problem = pulp.LpProblem(form.name, pulp.LpMinimize)
@@ -123,7 +129,6 @@ def rows_from_model(form: ExactCoverForm, model: Sequence[int]) -> list[int]:
 
 def to_bool(form: ExactCoverForm) -> BoolModel:
     """The exact cover as a CP-SAT BoolModel; row r is variable r + 1."""
-    from ilp_pyramid.backends.cpsat import BoolModel
 
     model = BoolModel(num_vars=len(form.rows))
     for item, rows in enumerate(by_item(form)):
@@ -151,14 +156,12 @@ def solve(form: ExactCoverForm, solver: str | Solver, options: SolveOptions) -> 
         return _dlx(form, options)
     if entry.family == "cp":
         start = time.perf_counter()
-        from ilp_pyramid.backends import cpsat  # its model class: with the cp path only
 
         result = cpsat.solve_model(to_bool(form), options)
         return _with_rows(result, form, start)
     if entry.family == "mip":
         return _mip(form, entry.name, options)
     import ilp_pyramid.cardinality  # noqa: F401 - python-sat loads before the clock starts
-    from ilp_pyramid.backends import sat
 
     start = time.perf_counter()
     result = sat.solve(to_cnf(form), entry.name, options)
@@ -173,7 +176,6 @@ def _with_rows(result: Result, form: ExactCoverForm, start: float) -> Result:
 
 
 def _mip(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
-    from ilp_pyramid.backends import mip
 
     mip.load_pulp()
     start = time.perf_counter()

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ilp_pyramid.bench.grid import parse_list, puzzle_runs
+from ilp_pyramid.bench.records import check_results_path, latest_by_key, read_results
+
 
 def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
               solvers: Sequence[str] | None = None, repeats: int = 1,
@@ -29,8 +32,6 @@ def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
     skips the runs it holds, as `bench --resume`). InputError for a grid the puzzle refuses.
     """
     from ilp_pyramid.bench.cli import default_solvers, hard_limit
-    from ilp_pyramid.bench.grid import parse_list, puzzle_runs
-    from ilp_pyramid.bench.records import check_results_path, latest_by_key, read_results
     from ilp_pyramid.bench.session import run_all
 
     axes = [(name, [str(value) for value in values]) for name, values in (grid or {}).items()]

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from ilp_pyramid import puzzles
 from ilp_pyramid.bench import render as render_mod
 from ilp_pyramid.bench import scores
 from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
@@ -26,6 +27,7 @@ from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
 from ilp_pyramid.cli_common import console, fail, print_json
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.extras import available
 from ilp_pyramid.formats.fileio import read_bytes, write_atomic
 
 MAX_SECONDS = 7 * 24 * 3600.0
@@ -184,7 +186,6 @@ def bench(
 
 def _title(name: str) -> str:
     """A puzzle's name for a table: its title up to the first colon."""
-    from ilp_pyramid import puzzles
 
     return str(getattr(puzzles.get(name), "title", name)).split(":")[0]
 
@@ -341,6 +342,5 @@ def render(
 
 def default_solvers() -> str:
     """The default MIP-vs-SAT grid: every open MIP solver that is installed, and Kissat."""
-    from ilp_pyramid.extras import available
 
     return ",".join(["highs", "cbc", *(["scip"] if available("pyscipopt") else []), "kissat"])

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ilp_pyramid import protocol, puzzles
 from ilp_pyramid.bench.commands import (
     CommandSpec,
     Template,
@@ -96,7 +97,6 @@ def puzzle_runs(name: str, sizes: Sequence[int] | None, solvers: Sequence[str],
 
     A solver that takes none of the forms the puzzle builds is refused; of the bench's
     default solvers (`default_solvers`) it is left out."""
-    from ilp_pyramid import protocol, puzzles
 
     puzzle = puzzles.get(name)
     cases = protocol.bench_cases(puzzle, sizes)

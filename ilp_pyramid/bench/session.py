@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ilp_pyramid.backends.process import interruptible
+from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
 from ilp_pyramid.bench.commands import CommandSpec
 from ilp_pyramid.bench.records import (
     ERROR,
@@ -170,7 +171,6 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
                                   soft_wrap=True)
 
         if scheduler is not None:
-            from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
 
             progress.update(task, description=f"on {scheduler}")
             cluster.run_all(run_one, pending, kill_after, bench_argv, scheduler, take, warn)

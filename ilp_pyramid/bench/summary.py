@@ -19,6 +19,7 @@ from rich.table import Table
 
 from ilp_pyramid import backends
 from ilp_pyramid.bench.records import SOLVED, TIMEOUTS
+from ilp_pyramid.figures import pyplot
 
 # Fields of every record's configuration besides its params (the solver goes after the
 # first param, the size: N, solver, formulation ... as tables have always read).
@@ -232,7 +233,6 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path,
     """Median time (bars: min..max) against the size per series (one per configuration but
     the size), log scale; x: no solution. `solve_seconds`: the solver's own times (where
     every run reported them), else the wall time of the whole run."""
-    from ilp_pyramid.figures import pyplot
 
     plt = pyplot()
 

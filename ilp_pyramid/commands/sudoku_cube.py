@@ -20,6 +20,7 @@ from rich.table import Table
 from ilp_pyramid import extras, protocol
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.bench.grid import puzzle_grid
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -36,6 +37,7 @@ from ilp_pyramid.cli_common import (
     solve_options,
 )
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
 from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases
@@ -47,6 +49,7 @@ from ilp_pyramid.puzzles.sudoku_cube.checks import (
 )
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.puzzle import PUZZLE, Cube
+from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
 from ilp_pyramid.puzzles.sudoku_cube.simulate import apply_moves, format_moves, parse_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state
 
@@ -190,8 +193,6 @@ def solve_options_of_the_cube(
 
 
 def _write_png(path: Path, file: Path, instance: Cube, solution: Any) -> None:
-    from ilp_pyramid.figures import save
-    from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
 
     save(path, png_bytes(instance.state, solution.target, solution.directions,
                          f"Sudoku Cube {file.name}"))
@@ -272,7 +273,6 @@ def bench_cmd(
     sudoku-cube`): each cube one run in its own process, killed at a hard limit, its wall and
     CPU seconds and memory recorded; cube i is generated from seed START + i.
     """
-    from ilp_pyramid.bench.grid import puzzle_grid
     from ilp_pyramid.bench.session import execute, invocation
 
     check_choices(solver, parity)

@@ -17,9 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ilp_pyramid import backends
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.protocol import BenchCase
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
+from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
 # The grid of `ilp-pyramid bench` with no --n: every size a MIP solver answers in seconds.
 DEFAULT_SIZES = (2, 3, 4)
@@ -38,7 +40,6 @@ def bench_fits(params: Mapping[str, Any], solver: str) -> bool:
     """Whether `solve` has this grid point for `solver`: a formulation exists for one family
     of solvers only (MIP formulations, CNF encodings), so the other skips it. InputError for
     a formulation, strategy or cardinality encoding Bel does not know."""
-    from ilp_pyramid import backends
 
     _check_strategies(params.get("strategy"))
     card = params.get("card")
@@ -66,7 +67,6 @@ def bench_fits(params: Mapping[str, Any], solver: str) -> bool:
 def _check_strategies(value: str | None) -> None:
     if value is None:
         return
-    from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
     names = [name for name in str(value).split("+") if name and name != "none"]
     unknown = [name for name in names if name not in CATALOGUE]

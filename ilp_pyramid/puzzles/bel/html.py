@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 
+from ilp_pyramid.extras import need
 from ilp_pyramid.puzzles.bel.cubes import build_list
 from ilp_pyramid.puzzles.bel.faces import label_colour, text_colour, visible_faces
 from ilp_pyramid.puzzles.bel.render import Camera
@@ -43,7 +44,6 @@ def hover_text(row: dict) -> str:
 def figure(solution: BelSolution):
     """The plotly figure: per level one cube mesh and one trace of face labels, grouped so
     that the legend entry of a level shows or hides both."""
-    from ilp_pyramid.extras import need
 
     need("plotly")
     import plotly.graph_objects as go

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.symmetry import generators, group_order
 
@@ -204,7 +205,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sat-limit", type=float, default=0.0,
                         help="SAT on every pair passing condition 1, seconds each (0: none)")
     args = parser.parse_args(argv)
-    from ilp_pyramid.backends.sat import SatSession
     from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
     n = args.n

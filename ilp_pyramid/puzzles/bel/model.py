@@ -33,6 +33,7 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
+from ilp_pyramid.puzzles.bel.strategies import rules_for
 
 FORMULATIONS = ("counts", "rotations", "counts-mult", "counts-sos1")
 
@@ -106,7 +107,6 @@ def build_model(n: int, formulation: str = "counts",
             _sos1(problem, geo, x, y)
     if strategies:
         from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
-        from ilp_pyramid.puzzles.bel.strategies import rules_for
 
         compile_rules(problem, x, rules_for(n, list(strategies)), geo.num_labels,
                       geo.line_lengths)

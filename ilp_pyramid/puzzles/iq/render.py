@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
+from ilp_pyramid.figures import pyplot
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
 
@@ -53,7 +54,6 @@ def draw(board: Board, letters: Mapping[int, str], pieces: Sequence[Piece], titl
     """The picture as a matplotlib figure: 2-D boards as coloured squares; pyramids as balls,
     seen from above (upper levels over lower ones) next to one panel per level. Cells of given
     pieces are hatched with a thick outline, pinned cells carry a ring, and a legend says so."""
-    from ilp_pyramid.figures import pyplot
 
     plt = pyplot()
     from matplotlib.lines import Line2D

@@ -17,6 +17,7 @@ from __future__ import annotations
 from functools import cache
 
 from ilp_pyramid.errors import SolverError
+from ilp_pyramid.extras import need
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     FACES,
     Mat,
@@ -135,7 +136,6 @@ def piece_moves(source: list[int]) -> list[Move]:
     cube = colour_string(source)
     if cube == SOLVED_COLOURS:
         return []  # the solver answers a solved cube with a long identity: skip it
-    from ilp_pyramid.extras import need
 
     kociemba = need("kociemba")
     try:

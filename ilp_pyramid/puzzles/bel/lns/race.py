@@ -22,6 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ilp_pyramid.backends import process
+from ilp_pyramid.verify.bel import verify_solution
+
 if TYPE_CHECKING:  # the driver loads numba: imported where a search runs
     from ilp_pyramid.puzzles.bel.lns.driver import LnsOutcome, Progress
 
@@ -61,7 +64,6 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
     """Run `jobs` searches until one finds a verified solution or the time limit passes."""
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT
-    from ilp_pyramid.verify.bel import verify_solution
 
     _warm(n)  # the compiled kernels, loaded once here and inherited by every search
     cpu0, began = process_cpu(), time.perf_counter()
@@ -123,7 +125,6 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
 
 def _search(sender, n: int, repair: str, time_limit: float | None, seed: int) -> None:
     """One search, in its own process."""
-    from ilp_pyramid.backends import process
     from ilp_pyramid.puzzles.bel.lns.driver import solve_lns
 
     process.die_with_parent()

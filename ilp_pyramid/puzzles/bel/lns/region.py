@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 from ilp_pyramid.puzzles.bel.lns.repair import INFEASIBLE, SOLVED, TIMEOUT, RepairResult
 
@@ -66,7 +67,6 @@ class RegionRepairer:
     """One N's CNF in one incremental solver; `repair` frees a region of lines."""
 
     def __init__(self, n: int, solver: str = "cadical195"):
-        from ilp_pyramid.backends.sat import SatSession
         from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
         a = arrays(n)

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ilp_pyramid import backends
+from ilp_pyramid.backends import lowering, sat
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
@@ -53,7 +55,6 @@ class CoverProblem:
     def form(self) -> ExactCoverForm:
         """The cover as the backends' exact-cover form (every item primary), named for
         reading: o_<family>_<line>_l<label> per option, item_<i> per item."""
-        from ilp_pyramid import backends
 
         names = [f"o_{self.family}_{self.free_lines[pos]}_l{label}" for pos, label in self.options]
         return backends.ExactCoverForm(self.rows, self.num_items, row_names=names,
@@ -124,7 +125,6 @@ def repair(n: int, labels: np.ndarray, family: str, method: str = "sat",
 def _solve(form: ExactCoverForm, method: str, time_limit: float | None,
            seed: int | None) -> Result:
     """The backend's answer (`Result`, rows set) for the repair's solver."""
-    from ilp_pyramid import backends
 
     solver = REPAIR_SOLVERS[method]
     if method == "sat":
@@ -138,7 +138,6 @@ def _solve_sat(form: ExactCoverForm, solver: str, time_limit: float | None) -> R
     """The backends' lowering to CNF, solved in this process: a cover takes milliseconds,
     which a child process would cost alone; the session's slices keep the time limit and
     Ctrl-C, and a daemonic process (a Dask worker) need not fork."""
-    from ilp_pyramid.backends import lowering, sat
 
     session = sat.SatSession(lowering.to_cnf(form), solver, one_shot=True)
     try:

@@ -32,6 +32,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ilp_pyramid.puzzles.bel.geometry import pyramid
+
 SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
 
@@ -433,7 +435,6 @@ class LocalSearch:
     """The compiled search's state for one N, with the best labelling seen so far."""
 
     def __init__(self, n: int, labels: np.ndarray, seed: int):
-        from ilp_pyramid.puzzles.bel.geometry import pyramid
         from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
         a = arrays(n)
