@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from ilp_pyramid import puzzles
+from ilp_pyramid.bench import plots, scores
 from ilp_pyramid.bench import render as render_mod
-from ilp_pyramid.bench import scores
 from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
 from ilp_pyramid.bench.grid import (
     DEFAULT_PUZZLE,
@@ -284,7 +284,6 @@ def plot_command(
     ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind cactus -o cactus.png;
     ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind profile -o profile.png
     """
-    from ilp_pyramid.bench import plots
 
     try:
         if kind not in plots.KINDS:

@@ -35,6 +35,7 @@ from ilp_pyramid.puzzles.bel.hunt.state import (
     BestState,
     read_progress,
 )
+from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
 
 def hunt(
@@ -102,7 +103,6 @@ def check_options(n: int, state_dir: Path, repair: str, neighbourhood: str,
     """One line and exit 2 for an option the hunt cannot take."""
     # Here, not at the top: the driver loads the numba-compiled search (`hunt --help` need not).
     from ilp_pyramid.puzzles.bel.lns.driver import NEIGHBOURHOODS, SCHEDULES
-    from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
     if not 2 <= n <= MAX_N:
         fail(f"N must be between 2 and {MAX_N} (got {n})")

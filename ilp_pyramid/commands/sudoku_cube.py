@@ -21,6 +21,7 @@ from ilp_pyramid import extras, protocol
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.bench.grid import puzzle_grid
+from ilp_pyramid.bench.session import execute, invocation
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -273,7 +274,6 @@ def bench_cmd(
     sudoku-cube`): each cube one run in its own process, killed at a hard limit, its wall and
     CPU seconds and memory recorded; cube i is generated from seed START + i.
     """
-    from ilp_pyramid.bench.session import execute, invocation
 
     check_choices(solver, parity)
     check_broken(broken)

@@ -32,6 +32,7 @@ import pulp
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.bel.geometry import Pyramid, pyramid
+from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.puzzles.bel.strategies import rules_for
 
@@ -106,7 +107,6 @@ def build_model(n: int, formulation: str = "counts",
         elif formulation == "counts-sos1":
             _sos1(problem, geo, x, y)
     if strategies:
-        from ilp_pyramid.puzzles.bel.rules_mip import compile_rules
 
         compile_rules(problem, x, rules_for(n, list(strategies)), geo.num_labels,
                       geo.line_lengths)

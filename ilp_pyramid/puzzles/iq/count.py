@@ -16,6 +16,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ilp_pyramid.puzzles.iq.lines import LineFormat
 from ilp_pyramid.puzzles.iq.model import Instance
 from ilp_pyramid.verify.iq import FillingChecker
 
@@ -127,7 +128,6 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
     """Count the fillings over `jobs` processes (see `exact_cover.count_exact_cover` for the
     split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish."""
     from ilp_pyramid.backends.exact_cover import count_exact_cover  # numba: loaded when used
-    from ilp_pyramid.puzzles.iq.lines import LineFormat
 
     start = time.perf_counter()
     rows, primary, secondary = instance.exact_cover_rows()

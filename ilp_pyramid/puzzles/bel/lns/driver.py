@@ -21,7 +21,7 @@ import numpy as np
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays, conflicts_of, labels_to_solution
-from ilp_pyramid.puzzles.bel.lns.region import RegionNeighbourhood
+from ilp_pyramid.puzzles.bel.lns.region import RegionNeighbourhood, conflict_lines
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, perturb, random_labels
 from ilp_pyramid.puzzles.bel.lns.tempering import Tempering
 from ilp_pyramid.puzzles.bel.solution import BelSolution
@@ -340,7 +340,6 @@ def _kicked(n: int, labels: np.ndarray, kicks: int, rng: np.random.Generator,
     """`repair_z(neighbour)` for `kicks` neighbours of `labels` (one X/Y line through a
     repeated cube exchanged with another X/Y line of its length and another label), skipping
     X/Y labels already `tried`: the first answer that completes, or the last one."""
-    from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
 
     xy = a.family != FAMILY_CODE["Z"]
     near = [int(i) for i in conflict_lines(n, labels) if xy[i]]

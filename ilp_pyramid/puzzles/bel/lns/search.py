@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ilp_pyramid.puzzles.bel.geometry import pyramid
+from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
 SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
@@ -394,7 +395,6 @@ def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
     """Random line labels that meet the counting condition: every label's lines add up to
     N(2N+1) cells. Lines go longest first, each to a random label that still has room (half
     of the time the roomiest one, which keeps the end of the packing from getting stuck)."""
-    from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
     a = arrays(n)
     for _ in range(1000):
@@ -419,7 +419,6 @@ def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
 def perturb(n: int, labels: np.ndarray, swaps: int, rng: np.random.Generator) -> np.ndarray:
     """`labels` with `swaps` random label exchanges between lines of the same length (so the
     counting condition still holds): a kick away from a state to restart the search near it."""
-    from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
     a = arrays(n)
     out = np.array(labels, dtype=np.int32, copy=True)
@@ -435,7 +434,6 @@ class LocalSearch:
     """The compiled search's state for one N, with the best labelling seen so far."""
 
     def __init__(self, n: int, labels: np.ndarray, seed: int):
-        from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 
         a = arrays(n)
         self.n = n
