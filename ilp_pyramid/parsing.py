@@ -24,6 +24,12 @@ _INT = re.compile(rf"[+-]?[0-9]{{1,{MAX_DIGITS}}}")  # ASCII digits only: no '²
 # Deeper than any file the package writes (solutions nest 3 levels, hunt state 4).
 MAX_JSON_DEPTH = 32
 
+# A decimal number as a user types it: ASCII digits, one optional point and exponent. No
+# "1_000", no "١٢" and no "inf" (float() reads all three); long enough for any time limit.
+MAX_NUMBER_CHARS = 32
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def _show(token: str) -> str:
     return repr(token if len(token) <= 40 else token[:37] + "...")
@@ -35,6 +41,89 @@ def parse_int(token: str, what: str = "value", noun: str = "an integer") -> int:
     if _INT.fullmatch(token) is None:
         raise InputError(f"{what}: {_show(token)} is not {noun}")
     return int(token)
+
+
+def parse_float(token: str, what: str = "value", noun: str = "a number") -> float:
+    """A finite decimal number in ASCII (at most MAX_NUMBER_CHARS characters): "60", "0.5",
+    "1e3"; otherwise InputError "<what>: '<token>' is not <noun>"."""
+    if len(token) > MAX_NUMBER_CHARS or _FLOAT.fullmatch(token) is None:
+        raise InputError(f"{what}: {_show(token)} is not {noun}")
+    value = float(token)
+    if not math.isfinite(value):
+        raise InputError(f"{what}: {_show(token)} is out of range")
+    return value
+
+
+def _shown_value(value: Any) -> str:
+    """A value of decoded JSON as a message shows it: a short repr, or its kind."""
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int | float):
+        return _show(repr(value))
+    if isinstance(value, str):
+        return _show(value)
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def bounded_int(value: Any, what: str, low: int, high: int) -> int:
+    """A whole number from decoded JSON or a query string: an integer, or a string parse_int
+    reads, in [low, high]; otherwise InputError "<what> must be a whole number from <low> to
+    <high> (got ...)"."""
+    number = value if type(value) is int else None
+    if isinstance(value, str):
+        try:
+            number = parse_int(value.strip(), what)
+        except InputError:
+            number = None
+    if number is None or not low <= number <= high:
+        raise InputError(f"{what} must be a whole number from {low} to {high} "
+                         f"(got {_shown_value(value)})")
+    return number
+
+
+def bounded_float(value: Any, what: str, low: float, high: float) -> float:
+    """A finite number from decoded JSON or a string parse_float reads, in [low, high];
+    otherwise InputError "<what> must be a number from <low> to <high> (got ...)"."""
+    number: float | None = None
+    if type(value) in (int, float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = parse_float(value.strip(), what)
+        except InputError:
+            number = None
+    if number is None or not low <= number <= high:  # nan fails every comparison
+        raise InputError(f"{what} must be a number from {low:g} to {high:g} "
+                         f"(got {_shown_value(value)})")
+    return number
+
+
+def check_text(value: Any, what: str, max_chars: int) -> str:
+    """`value` if it is a string of at most `max_chars` characters that is Unicode text (no
+    lone surrogate, which no encoding can write); InputError naming `what` otherwise."""
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be text (got {_shown_value(value)})")
+    if len(value) > max_chars:
+        raise InputError(f"{what} is too long ({len(value):,} characters; at most "
+                         f"{max_chars:,})")
+    if not value.isascii() and _SURROGATE.search(value):
+        raise InputError(f"{what} is not Unicode text (it holds a lone surrogate)")
+    return value
+
+
+def check_unicode(data: Any, what: str = "the input") -> None:
+    """InputError if any string of decoded JSON (keys too) holds a lone surrogate: JSON's
+    escapes can spell one ("\\ud800"), and nothing can encode it back."""
+    todo = [data]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            todo.extend(value)
+            todo.extend(value.values())
+        elif isinstance(value, list):
+            todo.extend(value)
+        elif isinstance(value, str) and not value.isascii() and _SURROGATE.search(value):
+            raise InputError(f"{what} is not Unicode text (it holds a lone surrogate)")
 
 
 def parse_ints(text: str, what: str = "value", noun: str = "an integer") -> list[int]:

@@ -13,7 +13,7 @@ from ilp_pyramid.puzzles.bel import auto
 from ilp_pyramid.puzzles.bel.cubes import build_list, parse_any, to_csv
 from ilp_pyramid.puzzles.bel.faces import PALETTE
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count
-from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
+from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 from ilp_pyramid.puzzles.bel.solution import parse_json
 from ilp_pyramid.ui.pages import bel as page
 from ilp_pyramid.verify.bel import verify_solution
@@ -44,6 +44,8 @@ def test_the_page_offers_the_cli_engines_and_its_range_of_n(ui_client):
     assert names[0] == "auto"
     assert {name.removeprefix("lns+") for name in names if name.startswith("lns+")} \
         == set(REPAIRS)
+    # The page's copy of the repairs and their solvers is the search's own.
+    assert {repair: solver for repair, (_, solver) in page.REPAIRS.items()} == REPAIR_SOLVERS
     assert {"exact:highs", "exact:scip", "exact:kissat", "exact:cpsat"} <= set(names)
     assert options["max_n"] == MAX_N
 

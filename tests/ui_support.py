@@ -39,10 +39,12 @@ class Served:
         return int(self.url.rsplit(":", 1)[1])
 
 
-def start_ui(*args: str, timeout: float = 30.0) -> Served:
-    """`ilp-pyramid ui --no-browser --port 0 ARGS`, in its own group, once it serves."""
+def start_ui(*args: str, timeout: float = 30.0, prefix: tuple[str, ...] = ()) -> Served:
+    """`ilp-pyramid ui --no-browser --port 0 ARGS`, in its own group, once it serves;
+    `prefix` goes before the command (e.g. `prlimit --nofile=...`)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "ilp_pyramid", "ui", "--no-browser", "--port", "0", *args],
+        [*prefix, sys.executable, "-m", "ilp_pyramid", "ui", "--no-browser", "--port", "0",
+         *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         start_new_session=True, text=True)
     deadline = time.monotonic() + timeout

@@ -1,4 +1,10 @@
-"""The Starlette application: the pages, their routes, the runs' routes, the guard."""
+"""The Starlette application: the pages, their routes, the runs' routes, the guard.
+
+Middleware, outermost first: the security headers on every answer (guard.py), the shield
+(shield.py: an unexpected exception is a one-line 500 and one logged line), the Host/Origin
+guard. Sessions are tokens this server issued with a page (web.Sessions), in an HttpOnly,
+SameSite=Strict cookie; a cookie the server did not issue is replaced by a new one.
+"""
 
 from __future__ import annotations
 
@@ -18,9 +24,17 @@ from starlette.staticfiles import StaticFiles
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui import pages as page_registry
-from ilp_pyramid.ui.guard import HostOriginGuard, allowed_hosts, is_unspecified
+from ilp_pyramid.ui.guard import HostOriginGuard, SecurityHeaders, allowed_hosts, is_unspecified
 from ilp_pyramid.ui.runs import Busy, RunManager
-from ilp_pyramid.ui.web import SESSION_COOKIE, error, new_session, session_of
+from ilp_pyramid.ui.shield import Shield, loop_exception_handler
+from ilp_pyramid.ui.web import (
+    SESSION_COOKIE,
+    RequestTimeout,
+    Sessions,
+    cookie_session,
+    error,
+    owns,
+)
 
 STATIC = resources.files("ilp_pyramid.ui") / "static"
 KEEPALIVE_SECONDS = 15  # an SSE comment line: proxies and browsers keep the stream open
@@ -43,17 +57,20 @@ def create_app(host: str = "127.0.0.1", port: int = 8765, runs: RunManager | Non
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         app.state.loop = asyncio.get_running_loop()
+        app.state.loop.set_exception_handler(loop_exception_handler)
         app.state.closing = asyncio.Event()
         yield
         await runs.stop_all()
 
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(HostOriginGuard, hosts=allowed_hosts(host, port),
+                    middleware=[Middleware(SecurityHeaders), Middleware(Shield),
+                                Middleware(HostOriginGuard, hosts=allowed_hosts(host, port),
                                            any_address_port=port if is_unspecified(host)
                                            else None)],
                     exception_handlers={InputError: _bad_input, Busy: _busy,
-                                        HTTPException: _http_error, Exception: _internal})
+                                        HTTPException: _http_error})
     app.state.runs = runs
+    app.state.sessions = Sessions()
     app.state.pages = pages
     return app
 
@@ -76,8 +93,10 @@ def _close(app: Starlette) -> None:
 
 def _html(text: str, request: Request) -> HTMLResponse:
     response = HTMLResponse(text, headers={"Cache-Control": "no-store"})
-    if not request.cookies.get(SESSION_COOKIE):
-        response.set_cookie(SESSION_COOKIE, new_session(), httponly=True, samesite="strict")
+    if cookie_session(request) is None:
+        manager: RunManager = request.app.state.runs
+        token = request.app.state.sessions.new(busy=manager.has_run)
+        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict")
     return response
 
 
@@ -102,7 +121,7 @@ async def _no_icon(_request: Request) -> Response:
 
 def _run(request: Request):
     run = request.app.state.runs.runs.get(request.path_params["run_id"])
-    if run is None or run.session != session_of(request):
+    if run is None or not owns(request, run):
         raise HTTPException(404, "no such run")
     return run
 
@@ -122,6 +141,7 @@ async def run_events(request: Request) -> Response:
         events = manager.events(run).__aiter__()
         pending: asyncio.Future | None = None
         server_closing = asyncio.ensure_future(closing.wait())
+        manager.watch(run)  # the last stream to close stops the run (runs.ABANDON_SECONDS)
         try:
             while True:
                 if pending is None:
@@ -141,6 +161,7 @@ async def run_events(request: Request) -> Response:
                 pending = None
                 yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
         finally:
+            manager.unwatch(run)
             server_closing.cancel()
             if pending is not None:
                 pending.cancel()
@@ -156,6 +177,8 @@ async def run_stop(request: Request) -> Response:
 
 
 async def _bad_input(_request: Request, exc: Exception) -> Response:
+    if isinstance(exc, RequestTimeout):
+        return error(str(exc), 408, headers={"Connection": "close"})
     return error(str(exc), 400)
 
 
@@ -166,8 +189,3 @@ async def _busy(_request: Request, exc: Exception) -> Response:
 async def _http_error(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     return error(str(exc.detail), exc.status_code)
-
-
-async def _internal(_request: Request, exc: Exception) -> Response:
-    # One line, never a traceback: the page shows it as it shows bad input.
-    return error(f"internal error: {type(exc).__name__}: {exc}", 500)

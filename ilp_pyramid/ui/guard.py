@@ -1,14 +1,28 @@
 """Only the served address may talk to the server: a foreign Host header (DNS rebinding) or
-a foreign Origin (another site's page posting to this one) gets 403 before any route runs."""
+a foreign Origin (another site's page posting to this one) gets 403 before any route runs;
+and every answer tells the browser what the workbench's pages may do (`SecurityHeaders`)."""
 
 from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+# The pages are the package's own files and talk to their own server only: no inline script
+# or style (a script injected into a page could not run), no other site's assets, and no
+# page of another site may frame them (clickjacking the Stop or Solve buttons).
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; "
+                           "img-src 'self'; connect-src 'self'; object-src 'none'; "
+                           "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = (
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
 
 def is_loopback(host: str) -> bool:
@@ -94,3 +108,27 @@ async def _forbid(scope: Scope, receive: Receive, send: Send, reason: str) -> No
     from starlette.responses import PlainTextResponse
 
     await PlainTextResponse(reason + "\n", status_code=403)(scope, receive, send)
+
+
+class SecurityHeaders:
+    """ASGI middleware: SECURITY_HEADERS on every answer (pages, API, static files, errors,
+    the guard's 403), unless the answer already set one of them."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in SECURITY_HEADERS
+                            if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)

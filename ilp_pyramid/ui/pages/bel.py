@@ -3,7 +3,9 @@
 Both of its actions are the CLI's own commands in a child process (`runs.py`), so what the
 page shows is what a terminal would have printed, verified the same way:
 - `POST /api/bel/solve` {n, engine, time_limit} starts `solve N --json` with the engine's
-  options; the page follows its progress and Stop like any run;
+  options, the cores the server gives it (`--jobs` for a local search from N=5, `--threads`
+  for a MIP or CP-SAT solver) and a time limit (the server's default when the page sends
+  none); the page follows its progress and Stop like any run;
 - `POST /api/bel/open` {text} (a solution file's contents, read by the browser; never a
   path) runs `render FILE --cubes --json` on it in the run's own folder and answers when it
   is done: the checker's verdict, the reasons when the labelling is wrong, and the build
@@ -15,45 +17,68 @@ The page reaches the puzzle through the registry only (tests/test_layers.py).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ilp_pyramid import puzzles
-from ilp_pyramid.backends import CPSAT
-from ilp_pyramid.backends.mip import MIP_SOLVERS
-from ilp_pyramid.backends.sat import ALIASES
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui.pages import Page
 from ilp_pyramid.ui.web import (
+    DEFAULT_TIME_LIMIT,
+    MAX_TIME_LIMIT,
     body_json,
     field_choice,
-    field_float,
     field_int,
+    field_text,
     runs,
     session_of,
     start_run,
+    time_limit,
+    time_limit_args,
 )
 
-# `solve --repair`'s choices (bel/lns/repair.py REPAIRS; a test keeps them equal).
-REPAIRS = {"sat": "MiniSat", "dlx": "Dancing Links", "mip": "HiGHS", "scip": "SCIP"}
+# `solve --repair`'s choices and the solver each repairs with (bel/lns/repair.py REPAIRS
+# and REPAIR_SOLVERS; a test keeps them equal).
+REPAIRS = {"sat": ("MiniSat", "minisat22"), "dlx": ("Dancing Links", "dlx"),
+           "mip": ("HiGHS", "highs"), "scip": ("SCIP", "scip")}
 DEFAULT_N = 4
-# A day: longer is a run left behind, not a search anyone waits for. Empty: until Stop.
-MAX_TIME_LIMIT = 86_400.0
+PARALLEL_FROM_N = 5  # `solve`'s default --jobs: one search per core from N=5 (solve --help)
 SOLUTION_FILE = "solution.txt"  # the upload's name in the run's folder (never the page's)
+MAX_SOLUTION_CHARS = 1_000_000
+RENDER_SECONDS = 60.0  # a check of one solution file takes well under a second
 
 
-def engines() -> dict[str, tuple[str, list[str]]]:
-    """Engine name (as `solve --json` reports it, bel/auto.py) -> (what the page shows, the
-    `solve` options that pick it)."""
-    out: dict[str, tuple[str, list[str]]] = {
-        "auto": ("the engine measured fastest for N (solve --help)", [])}
-    for repair, how in REPAIRS.items():
-        out[f"lns+{repair}"] = (f"local search, repairs by {how}",
-                                ["--method", "lns", "--repair", repair])
-    for solver in [*MIP_SOLVERS, *ALIASES, CPSAT]:
-        out[f"exact:{solver}"] = (f"{solver} on the whole model",
-                                  ["--method", "exact", "--solver", solver])
+@dataclass(frozen=True)
+class Engine:
+    label: str  # what the page shows
+    options: tuple[str, ...]  # the `solve` options that pick it
+    # How the run's cores reach the command: "--jobs" (racing local searches), "--threads"
+    # (a MIP or CP-SAT solver's threads), "" (one core: a SAT solver, Dancing Links).
+    cores_option: str = ""
+
+
+def engines() -> dict[str, Engine]:
+    """Engine name (as `solve --json` reports it, bel/auto.py) -> how the page runs it: the
+    engines whose solvers are installed here (the solver table says which)."""
+    out = {"auto": Engine("the engine measured fastest for N (solve --help)", (), "--jobs")}
+    for repair, (how, name) in REPAIRS.items():
+        if solvers.solver(name).installed:
+            out[f"lns+{repair}"] = Engine(f"local search, repairs by {how}",
+                                          ("--method", "lns", "--repair", repair), "--jobs")
+    # The SAT solvers by their short names (the full list is the CLI's): the names listed
+    # with aliases that are not there without them.
+    sat = solvers.names("sat", installed=True)
+    short_sat = [n for n in sat if n not in solvers.names("sat", installed=True, aliases=False)]
+    for name in [*solvers.names("mip", installed=True), *short_sat,
+                 *solvers.names("cp", installed=True)]:
+        family = solvers.solver(name).family
+        out[f"exact:{name}"] = Engine(f"{name} on the whole model",
+                                      ("--method", "exact", "--solver", name),
+                                      "--threads" if family in ("mip", "cp") else "")
     return out
 
 
@@ -62,25 +87,50 @@ def max_n() -> int:
 
 
 async def options(_request: Request) -> Response:
-    return JSONResponse({"engines": [{"name": name, "label": label}
-                                     for name, (label, _) in engines().items()],
-                         "max_n": max_n(), "default_n": DEFAULT_N})
+    return JSONResponse({"engines": [{"name": name, "label": engine.label}
+                                     for name, engine in engines().items()],
+                         "max_n": max_n(), "default_n": DEFAULT_N,
+                         "default_time_limit": DEFAULT_TIME_LIMIT,
+                         "max_time_limit": MAX_TIME_LIMIT})
 
 
-def solve_args(data: dict) -> list[str]:
-    """The `solve` command line for the page's request; InputError (one line) if bad."""
+@dataclass(frozen=True)
+class SolveRequest:
+    n: int
+    engine: Engine
+    time_limit: float
+
+    @property
+    def cores_option(self) -> str:
+        """The option the run's cores go on: a local search uses more than one from N=5."""
+        if self.engine.cores_option == "--jobs" and self.n < PARALLEL_FROM_N:
+            return ""
+        return self.engine.cores_option
+
+    def args(self, jobs: int = 1) -> list[str]:
+        """The `solve` command line, given `jobs` cores."""
+        cores = [self.cores_option, str(jobs)] if self.cores_option else []
+        return ["solve", str(self.n), "--json", *self.engine.options, *cores,
+                *time_limit_args(self.time_limit)]
+
+
+def solve_request(data: dict) -> SolveRequest:
+    """The page's request read; InputError (one line) if bad."""
     n = field_int(data, "n", 1, max_n())
     table = engines()
     engine = field_choice(data, "engine", list(table), "auto")
-    limit = field_float(data, "time_limit", 0.1, MAX_TIME_LIMIT)
-    args = ["solve", str(n), "--json", *table[engine][1]]
-    if limit is not None:
-        args += ["--time-limit", f"{limit:g}"]
-    return args
+    return SolveRequest(n, table[engine], time_limit(data))
+
+
+def solve_args(data: dict, jobs: int = 1) -> list[str]:
+    """The `solve` command line for the page's request, given `jobs` cores."""
+    return solve_request(data).args(jobs)
 
 
 async def solve(request: Request) -> Response:
-    return await start_run(request, solve_args(await body_json(request)))
+    wanted = solve_request(await body_json(request))
+    cores = runs(request).cores if wanted.cores_option else 1
+    return await start_run(request, wanted.args, jobs=cores, seconds=wanted.time_limit)
 
 
 async def open_solution(request: Request) -> Response:
@@ -90,10 +140,12 @@ async def open_solution(request: Request) -> Response:
     if not isinstance(text, str) or not text.strip():
         raise InputError("text must be a solution: Knuth's drawing, the solve --json object "
                          "or a --cubes-csv build list")
+    text = field_text(data, "text", MAX_SOLUTION_CHARS)
     # The run's working folder holds the file: its name alone, no folder, reaches messages.
     run = await runs(request).start(session_of(request),
                                     ["render", SOLUTION_FILE, "--cubes", "--json"],
-                                    files={SOLUTION_FILE: text.encode()})
+                                    files={SOLUTION_FILE: text.encode()},
+                                    seconds=RENDER_SECONDS)
     return verdict(await runs(request).finished(run))
 
 

@@ -18,12 +18,9 @@ Routes:
 
 from __future__ import annotations
 
-import functools
 import gzip
 import io
 import json
-from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -31,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ilp_pyramid.backends import solvers as solver_table
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.boards import Board, named_board, parse_text_board
 from ilp_pyramid.puzzles.iq.model import Instance
@@ -45,8 +43,8 @@ NAMED_BOARDS = ("triangle", "rectangle", "pyramid4", "pyramid5")
 CUSTOM_SIDE = 16  # a custom board is drawn on at most 16 x 16 cells
 DEFAULT_SOLVER = "dlx"
 BOARD_FILE, GIVEN_FILE, LISTING_FILE = "board.txt", "given.json", "fillings.txt.gz"
-MAX_TIME_LIMIT = 86_400.0
 MAX_PAGE_SIZE = 50
+MAX_PAGE = 10**9
 
 
 def _board(spec: object) -> Board:
@@ -89,31 +87,42 @@ def _describe(board: Board) -> dict[str, Any]:
             "symmetries": len(board.symmetries())}
 
 
-@functools.cache
 def solvers() -> tuple[str, ...]:
-    """The `iq solve --solver` choices this installation can run, Dancing Links first."""
-    # Asking a solver whether it is installed imports its library: once, when first asked.
-    from ilp_pyramid.backends import sat
-    from ilp_pyramid.backends.mip import MIP_SOLVERS
-    from ilp_pyramid.puzzles.iq.solve import check_solver
+    """The `iq solve --solver` choices this installation can run, Dancing Links first: the
+    solver table's installed solvers, and IQ's own shorthand "sat" when its solver is."""
+    from ilp_pyramid.puzzles.iq.solve import engine_for
 
-    found: list[str] = []
-    for name in (DEFAULT_SOLVER, *MIP_SOLVERS, "sat", *sat.solver_names(), "cpsat"):
-        if name in found:
-            continue
-        try:
-            check_solver(name)
-        except InputError:
-            continue  # its optional library is not installed
-        found.append(name)
-    return tuple(found)
+    found = [DEFAULT_SOLVER, *solver_table.names("mip", installed=True)]
+    if solver_table.solver(engine_for("sat")).installed:
+        found.append("sat")
+    found += solver_table.names("sat", "cp", installed=True)
+    return tuple(dict.fromkeys(found))
 
 
-def _given(data: dict) -> dict[str, list]:
+def _cores_args(solver: str) -> list[str]:
+    """One core a run: a MIP or CP-SAT solver's threads are held to it."""
+    from ilp_pyramid.puzzles.iq.solve import engine_for
+
+    family = solver_table.solver(engine_for(solver)).family
+    return ["--threads", "1"] if family in ("mip", "cp") else []
+
+
+def _given(data: dict, board: Board) -> dict[str, list]:
+    """The challenge as the page sends it, in the shape `iq solve --given` reads (the CLI's
+    message for a bad one)."""
     given = data.get("given") or {}
     if not isinstance(given, dict):
         raise InputError('given must be a JSON object {"letter": [cells], ...}')
-    return {str(letter): cells for letter, cells in given.items() if cells}
+    shape = "[x, y]" if board.dims == 2 else "[i, j, level]"
+    for letter, cells in given.items():
+        if len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+            raise InputError(f"unknown piece letter {letter[:8]!r} in given (pieces: "
+                             f"{''.join(p.letter for p in STANDARD_PIECES)})")
+        if cells and (not isinstance(cells, list) or not all(
+                isinstance(c, list) and len(c) == board.dims
+                and all(type(v) is int for v in c) for c in cells)):
+            raise InputError(f"piece {letter}: cells must be a list of {shape} integer lists")
+    return {letter: cells for letter, cells in given.items() if cells}
 
 
 def _instance(board: Board, given: dict[str, list]) -> Instance:
@@ -180,7 +189,9 @@ async def setup(request: Request) -> Response:
     pieces = [{"letter": p.letter, "cells": [list(c) for c in p.cells], "colour": p.colour,
                "size": p.size} for p in STANDARD_PIECES]
     return JSONResponse({"boards": boards, "pieces": pieces, "solvers": list(solvers()),
-                         "default_solver": DEFAULT_SOLVER, "custom_side": CUSTOM_SIDE})
+                         "default_solver": DEFAULT_SOLVER, "custom_side": CUSTOM_SIDE,
+                         "default_time_limit": web.DEFAULT_TIME_LIMIT,
+                         "max_time_limit": web.MAX_TIME_LIMIT})
 
 
 async def board(request: Request) -> Response:
@@ -197,7 +208,7 @@ async def check(request: Request) -> Response:
 
 def _check(data: dict) -> dict[str, Any]:
     chosen = _board(data.get("board"))
-    given = _given(data)
+    given = _given(data, chosen)
     state = None
     if data.get("draft") is not None:
         given, state = _with_draft(chosen, given, data["draft"])
@@ -210,7 +221,7 @@ def _run_files(data: dict) -> tuple[dict[str, bytes], str]:
     """The files a run reads (a custom board, the challenge) and the board's name; InputError
     before any run for a bad challenge."""
     chosen = _board(data.get("board"))
-    given = _given(data)
+    given = _given(data, chosen)
     _instance(chosen, given)
     files: dict[str, bytes] = {}
     if chosen.name == "custom":
@@ -220,39 +231,39 @@ def _run_files(data: dict) -> tuple[dict[str, bytes], str]:
     return files, chosen.name
 
 
-def _build(files: dict[str, bytes], board_name: str, listing: bool = False):
-    """The run's BOARD [--given FILE] [--output FILE], named inside its own folder."""
-    def build(folder: Path) -> Sequence[str]:
-        args = [str(folder / BOARD_FILE) if BOARD_FILE in files else board_name]
-        if GIVEN_FILE in files:
-            args += ["--given", str(folder / GIVEN_FILE)]
-        if listing:
-            args += ["--output", str(folder / LISTING_FILE)]
-        return args
-    return build
-
-
-def _time_limit(data: dict) -> list[str]:
-    limit = web.field_float(data, "time_limit", 0.1, MAX_TIME_LIMIT, None)
-    return [] if limit is None else ["--time-limit", f"{limit:g}"]
+def _files_args(files: dict[str, bytes], board_name: str, listing: bool = False) -> list[str]:
+    """The run's BOARD [--given FILE] [--output FILE]: the files by their names in the run's
+    own working folder (no path reaches the page)."""
+    args = [BOARD_FILE if BOARD_FILE in files else board_name]
+    if GIVEN_FILE in files:
+        args += ["--given", GIVEN_FILE]
+    if listing:
+        args += ["--output", LISTING_FILE]
+    return args
 
 
 async def solve(request: Request) -> Response:
     data = await web.body_json(request)
     solver = web.field_choice(data, "solver", solvers(), DEFAULT_SOLVER)
+    limit = web.time_limit(data)
     files, name = await run_in_threadpool(_run_files, data)
-    args = ["iq", "solve", "--json", "--solver", solver, *_time_limit(data)]
-    return await web.start_run(request, args, files, _build(files, name))
+    args = ["iq", "solve", "--json", "--solver", solver, *_cores_args(solver),
+            *web.time_limit_args(limit), *_files_args(files, name)]
+    return await web.start_run(request, args, files, seconds=limit)
 
 
 async def count(request: Request) -> Response:
     data = await web.body_json(request)
+    limit = web.time_limit(data)
     files, name = await run_in_threadpool(_run_files, data)
-    # One job: a run takes one of the cores the server's runs share (runs.RunManager).
-    args = ["iq", "count", "--json", "--jobs", "1", *_time_limit(data)]
-    return await web.start_run(request, args, files,
-                               _build(files, name, listing=True),
-                               keep=LISTING_FILE)
+
+    def args(jobs: int) -> list[str]:
+        # Its worker processes: as many as the cores the run is given (runs.RunManager).
+        return ["iq", "count", "--json", "--jobs", str(jobs), *web.time_limit_args(limit),
+                *_files_args(files, name, listing=True)]
+
+    return await web.start_run(request, args, files, keep=LISTING_FILE,
+                               jobs=web.runs(request).cores, seconds=limit)
 
 
 def _grid(line: str) -> list[str] | list[list[str]]:
@@ -265,15 +276,16 @@ def _grid(line: str) -> list[str] | list[list[str]]:
 
 async def listing(request: Request) -> Response:
     run = web.runs(request).runs.get(request.path_params["run_id"])
-    if run is None or run.session != web.session_of(request):
+    if run is None or not web.owns(request, run):
         return web.error("no such run", 404)
     if not run.done:
         return web.error("the count is still running", 409)
     if run.kept is None:
         return web.error("this run kept no listing (stopped, over the time limit, or too "
                          "large to keep)", 404)
-    page = web.field_int(dict(request.query_params), "page", 0, 10**9, 0)
-    size = web.field_int(dict(request.query_params), "size", 1, MAX_PAGE_SIZE, 10)
+    query = dict(request.query_params)
+    page = web.field_int(query, "page", 0, MAX_PAGE, 0)
+    size = web.field_int(query, "size", 1, MAX_PAGE_SIZE, 10)
     total, shown = await run_in_threadpool(_page_of, run.kept, page * size, size)
     return JSONResponse({"total": total, "page": page, "size": size,
                          "grids": [_grid(line) for line in shown]})

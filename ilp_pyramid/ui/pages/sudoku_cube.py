@@ -18,16 +18,26 @@ child process, the state written in the file format into the run's own folder.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui.pages import Page
-from ilp_pyramid.ui.web import body_json, field_choice, field_float, field_int, start_run
+from ilp_pyramid.ui.web import (
+    DEFAULT_TIME_LIMIT,
+    MAX_TIME_LIMIT,
+    body_json,
+    field_choice,
+    field_int,
+    field_text,
+    start_run,
+    time_limit,
+    time_limit_args,
+)
 
 if TYPE_CHECKING:
     from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
@@ -35,6 +45,8 @@ if TYPE_CHECKING:
 STATE_FILE = "cube.txt"
 MAX_SCRAMBLE = 200  # the generator takes more; a page example needs no more than this
 MAX_MOVES = 2_000  # the answers are 60-110 turns; the cap bounds the states sent back
+MAX_MOVES_CHARS = 10 * MAX_MOVES  # "R2' " and commas, spaces between
+MAX_FILE_CHARS = 100_000  # a sticker file is six lines of nine tokens, and comments
 
 
 def _faces_field(data: dict[str, Any], key: str = "faces") -> dict[str, list[str]]:
@@ -63,7 +75,7 @@ def _state(faces: dict[str, list[str]]) -> CubeState:
 async def layout(_request: Request) -> Response:
     """What the page draws with: the net (render.py's), each facelet's cubie and outward
     normal (geometry.py's axes: x to R, y to U, z to F), the pieces' facelets, the choices."""
-    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER, MIP_SOLVERS
+    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
     from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE
     from ilp_pyramid.puzzles.sudoku_cube.geometry import (
         CORNER_SLOTS,
@@ -82,10 +94,16 @@ async def layout(_request: Request) -> Response:
     return JSONResponse({
         "faces": FACES, "directions": DIRECTIONS, "net": NET, "tint": TINT,
         "facelets": facelets, "pieces": pieces,
-        "solvers": list(MIP_SOLVERS), "solver": DEFAULT_MIP_SOLVER,
+        "solvers": _solvers(), "solver": DEFAULT_MIP_SOLVER,
         "parities": list(PARITY_MODES), "parity": DEFAULT_PARITY,
         "scramble": DEFAULT_SCRAMBLE, "max_scramble": MAX_SCRAMBLE,
+        "default_time_limit": DEFAULT_TIME_LIMIT, "max_time_limit": MAX_TIME_LIMIT,
     })
+
+
+def _solvers() -> list[str]:
+    """The installed MIP solvers (the solver table's): the grid model is a MIP."""
+    return solvers.names("mip", installed=True)
 
 
 def problems_of(faces: dict[str, list[str]]) -> dict[str, Any]:
@@ -140,9 +158,9 @@ async def check(request: Request) -> Response:
 async def parse(request: Request) -> Response:
     """A sticker file pasted into the page, read by the CLI's parser (in memory)."""
     data = await body_json(request)
-    text = data.get("text")
-    if not isinstance(text, str):
+    if not isinstance(data.get("text"), str):
         raise InputError("text must be the sticker file's text")
+    text = field_text(data, "text", MAX_FILE_CHARS)
     from ilp_pyramid.puzzles.sudoku_cube.state import parse_state
 
     return JSONResponse({"faces": parse_state(text).to_dict()})
@@ -164,10 +182,12 @@ def _symmetric(data: dict[str, Any]) -> list[str]:
     """The digits besides 1 that count as upright pointing down: "8", "6, 9" or [8]."""
     value = data.get("symmetric") or ""
     parts = value.replace(",", " ").split() if isinstance(value, str) else value
-    if not isinstance(parts, list):
+    if not isinstance(parts, list) or len(parts) > 9:
         raise InputError("symmetric must be digits such as '8' or '6, 9'")
     digits = []
     for part in parts:
+        if not isinstance(part, str | int) or isinstance(part, bool):
+            raise InputError("symmetric must be digits such as '8' or '6, 9'")
         text = str(part).strip()
         if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 9):
             raise InputError(f"symmetric takes digits 1-9 (got {text!r})")
@@ -177,28 +197,25 @@ def _symmetric(data: dict[str, Any]) -> list[str]:
 
 async def solve(request: Request) -> Response:
     """`ilp-pyramid sudoku-cube solve cube.txt --moves --json` on the page's stickers."""
-    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER, MIP_SOLVERS
+    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
     from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
 
     data = await body_json(request)
     state = _state(_faces_field(data))
-    solver = field_choice(data, "solver", MIP_SOLVERS, DEFAULT_MIP_SOLVER)
+    solver = field_choice(data, "solver", _solvers(), DEFAULT_MIP_SOLVER)
     parity = field_choice(data, "parity", PARITY_MODES, DEFAULT_PARITY)
+    # One core: the solver's threads stay within the core the run is given.
     args = ["sudoku-cube", "solve", "--moves", "--json", "--solver", solver,
-            "--parity", parity]
+            "--parity", parity, "--threads", "1"]
     symmetric = _symmetric(data)
     if symmetric:
         args += ["--symmetric", ",".join(symmetric)]
-    time_limit = field_float(data, "time_limit", 0.1, 3600.0)
-    if time_limit is not None:
-        args += ["--time-limit", f"{time_limit:g}"]
+    limit = time_limit(data)
+    args += time_limit_args(limit)
     text = state.to_text("entered on the workbench's Sudoku Cube page")
-
-    def file_argument(folder: Path) -> list[str]:
-        return [str(folder / STATE_FILE)]
-
-    return await start_run(request, args, files={STATE_FILE: text.encode()},
-                           build=file_argument)
+    # The file is named in the run's own working folder: no path reaches the page.
+    return await start_run(request, [*args, STATE_FILE], files={STATE_FILE: text.encode()},
+                           seconds=limit)
 
 
 def steps_of(faces: dict[str, list[str]], moves_text: str,
@@ -241,9 +258,9 @@ def _by_face(labels: list[str]) -> dict[str, list[str]]:
 
 async def steps(request: Request) -> Response:
     data = await body_json(request)
-    moves = data.get("moves")
-    if not isinstance(moves, str):
+    if not isinstance(data.get("moves"), str):
         raise InputError("moves must be face turns such as \"R U2 F'\"")
+    moves = field_text(data, "moves", MAX_MOVES_CHARS)
     target = _faces_field(data, "target") if data.get("target") is not None else None
     return JSONResponse(steps_of(_faces_field(data), moves, target))
 

@@ -21,9 +21,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui.pages import Page
-from ilp_pyramid.ui.web import body_json, field_choice, field_float, field_int, start_run
+from ilp_pyramid.ui.web import (
+    DEFAULT_TIME_LIMIT,
+    MAX_TIME_LIMIT,
+    body_json,
+    field_choice,
+    field_int,
+    start_run,
+    time_limit,
+    time_limit_args,
+)
 
 if TYPE_CHECKING:
     from ilp_pyramid.puzzles.views.geometry import Views
@@ -31,11 +41,10 @@ if TYPE_CHECKING:
 VIEW_NAMES = ("top", "front", "side")
 
 
-def _solvers() -> tuple[str, ...]:
-    # The MIP solvers, as `views solve --solver` offers them (its model is a MIP only).
-    from ilp_pyramid.backends.mip import MIP_SOLVERS
-
-    return MIP_SOLVERS
+def _solvers() -> list[str]:
+    # The installed MIP solvers (the solver table's), as `views solve --solver` takes them:
+    # its model is a MIP only.
+    return solvers.names("mip", installed=True)
 
 
 def views_of(data: dict[str, Any]) -> tuple[Views, int | None]:
@@ -51,7 +60,8 @@ def views_of(data: dict[str, Any]) -> tuple[Views, int | None]:
     rows = {}
     for name in VIEW_NAMES:
         value = data.get(name)
-        if not isinstance(value, list) or not all(isinstance(row, str) for row in value):
+        if not isinstance(value, list) or len(value) > MAX_N or not all(
+                isinstance(row, str) and len(row) <= MAX_N and row.isascii() for row in value):
             raise InputError(f'{name} must be a list of rows such as "xx.."')
         rows[name] = ",".join(value)
     return PUZZLE.instance(top=rows["top"], front=rows["front"], side=rows["side"], n=n), None
@@ -90,8 +100,10 @@ async def options(_request: Request) -> Response:
     from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, DEFAULT_N, MAX_N
 
     return JSONResponse({"sizes": list(range(1, MAX_N + 1)), "default_n": DEFAULT_N,
-                         "solvers": list(_solvers()), "default_solver": "highs",
-                         "battery_size": BATTERY_SIZE})
+                         "solvers": _solvers(), "default_solver": "highs",
+                         "battery_size": BATTERY_SIZE,
+                         "default_time_limit": DEFAULT_TIME_LIMIT,
+                         "max_time_limit": MAX_TIME_LIMIT})
 
 
 async def check(request: Request) -> Response:
@@ -111,22 +123,21 @@ async def solve(request: Request) -> Response:
     """`ilp-pyramid views solve` with the views as `--top/--front/--side` rows (rewritten
     from the parsed views, never the page's text) or `--number`; nothing from the page
     reaches the command unparsed."""
-    from ilp_pyramid.cli_common import MAX_SECONDS
     from ilp_pyramid.puzzles.views.geometry import view_rows
 
     data = await body_json(request)
     views, number = views_of(data)
     solver = field_choice(data, "solver", _solvers(), "highs")
-    limit = field_float(data, "time_limit", 0.0, MAX_SECONDS)
+    limit = time_limit(data, low=0.0)
     if number is not None:
         given = ["--number", f"{number:06}"]
     else:
         given = [f"--{name}={','.join(view_rows(getattr(views, name)))}"
                  for name in VIEW_NAMES]
-    args = ["views", "solve", *given, "--solver", solver, "--json"]
-    if limit is not None:
-        args += ["--time-limit", f"{limit:g}"]
-    return await start_run(request, args)
+    # One core: the views' MIP is small; its solver's threads stay within the run's core.
+    args = ["views", "solve", *given, "--solver", solver, "--threads", "1", "--json",
+            *time_limit_args(limit)]
+    return await start_run(request, args, seconds=limit)
 
 
 PAGE = Page(slug="views", title="Views", html="views.html",

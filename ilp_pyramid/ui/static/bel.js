@@ -3,7 +3,7 @@
 // file. Everything drawn comes from `render --cubes --json` on the server (/api/bel/open):
 // the package's checker has passed it first, and the build list is the package's own.
 
-import {api, showError, RunPanel} from "/static/common.js";
+import {api, showError, showTimeLimit, RunPanel} from "/static/common.js";
 import {Scene} from "/static/scene3d.js";
 
 // The label colours of the package's pictures (ilp_pyramid/puzzles/bel/faces.py PALETTE),
@@ -171,6 +171,7 @@ async function init() {
       return option;
     }));
     $("n").max = String(options.max_n); $("n").value = String(options.default_n);
+    showTimeLimit($("time-limit"), options);
   } catch (e) {
     showError($("error"), e);
   }

@@ -13,6 +13,13 @@ export async function api(path, body) {
   return data;
 }
 
+// Every run has a time limit: an empty field means the server's default, shown in it.
+export function showTimeLimit(input, options) {
+  input.placeholder = `${options.default_time_limit} (default)`;
+  input.max = String(options.max_time_limit);
+  input.title = `empty: the default, ${options.default_time_limit} s`;
+}
+
 export function showError(element, error) {
   element.textContent = error ? (error.message || String(error)) : "";
 }

@@ -4,7 +4,7 @@
 // The challenge is kept as the `--given` JSON the CLI reads: {"B": [[x, y], ...]} for a piece
 // given whole, a small letter {"b": [[i, j, level]]} for pinned cells.
 
-import {api, showError, RunPanel} from "/static/common.js";
+import {api, showError, showTimeLimit, RunPanel} from "/static/common.js";
 import {Scene} from "/static/scene3d.js";
 
 const $ = (id) => document.getElementById(id);
@@ -474,6 +474,7 @@ async function start() {
     option.selected = name === state.setup.default_solver;
     $("solver").append(option);
   }
+  showTimeLimit($("time-limit"), state.setup);
   $("board").addEventListener("change", chooseBoard);
   $("clear").addEventListener("click", async () => {
     state.given = {}; state.draft = null; resetAnswer(); hideListing();

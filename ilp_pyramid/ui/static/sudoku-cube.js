@@ -3,7 +3,7 @@
 // --json`; the answer's face turns are stepped through on a 3-D cube and a net, the states
 // simulated by the server (/api/sudoku-cube/steps).
 
-import {api, RunPanel, showError} from "/static/common.js";
+import {api, RunPanel, showError, showTimeLimit} from "/static/common.js";
 import {Scene} from "/static/scene3d.js";
 
 const $ = (id) => document.getElementById(id);
@@ -345,6 +345,7 @@ async function start() {
   }
   $("scramble").value = layout.scramble;
   $("scramble").max = layout.max_scramble;
+  showTimeLimit($("time-limit"), layout);
   buildEntry();
   scheduleCheck(0);
 

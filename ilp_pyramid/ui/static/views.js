@@ -2,7 +2,7 @@
 // server at every click; Solve runs `views solve ... --json` and draws the fewest cubes in 3-D
 // or says why no heap of cubes shows the views.
 
-import {api, RunPanel, showError} from "/static/common.js";
+import {api, RunPanel, showError, showTimeLimit} from "/static/common.js";
 import {Scene} from "/static/scene3d.js";
 
 const NAMES = ["top", "front", "side"];
@@ -207,6 +207,7 @@ async function start() {
   $("size").value = String(options.default_n);
   $("solver").value = options.default_solver;
   $("number").max = String(options.battery_size - 1);
+  showTimeLimit($("time-limit"), options);
   $("size").addEventListener("change", () => setSize(Number($("size").value)));
   $("clear").addEventListener("click", () => setSize(state.n));
   $("load").addEventListener("click", load);
