@@ -78,6 +78,8 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("bench", ["--n", "2", "--solver", ",".join(MIP_SOLVERS + ("kissat",)), "--time-limit",
                "30", "--results", "{tmp}/bench.jsonl", "--json"], SOLVED),
     ("bench report", ["{tmp}/bench-fixture.jsonl", "--json"], SOLVED),
+    ("bench plot", ["{tmp}/bench-fixture.jsonl", "--kind", "cactus", "-o", "{tmp}/cactus.png",
+                    "--json"], SOLVED),
     ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
     *mip_rows("views solve", ["--number", "347177"]),
     ("views export", ["--number", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
