@@ -174,6 +174,8 @@ def load_json(text: str) -> Any:
         raise InputError(f"malformed JSON: {exc.msg} at line {exc.lineno}") from None
     except RecursionError:
         raise InputError(f"malformed JSON: nested deeper than {MAX_JSON_DEPTH} levels") from None
+    except InputError:  # a number the hooks refused says so itself (InputError is a ValueError)
+        raise
     except ValueError as exc:  # e.g. a lone surrogate the decoder refuses
         raise InputError(f"malformed JSON: {exc}") from None
     if _depth(data) > MAX_JSON_DEPTH:

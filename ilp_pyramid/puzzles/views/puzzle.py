@@ -83,7 +83,7 @@ class ViewsPuzzle:
         if form != "mip":
             raise InputError(f"views has no {form!r} model (forms: {', '.join(self.forms)})")
         if not instance.solvable():
-            from ilp_pyramid.puzzles.views.solve import UNSOLVABLE_REASON, missing_pixels
+            from ilp_pyramid.puzzles.views.outcome import UNSOLVABLE_REASON, missing_pixels
             from ilp_pyramid.verify.views import verify_unsolvable
 
             if not verify_unsolvable(instance.bits()).valid:
@@ -99,22 +99,22 @@ class ViewsPuzzle:
 
     def after(self, instance: Views, result: Result, options: SolveOptions,
               check: bool = True) -> Result:
-        """The cross-check with the exact branch and bound (solve.after): always when the
+        """The cross-check with the exact branch and bound (outcome.after): always when the
         MIP did not prove its optimum (the proved count is then the answer, or the result a
         timeout), and when `check`. SolverError when the two exact methods disagree."""
-        from ilp_pyramid.puzzles.views.solve import after
+        from ilp_pyramid.puzzles.views.outcome import after
 
         return after(instance, result, check)
 
     def json_keys(self, instance: Views, result: Result) -> dict:
-        """`views solve --json`'s own keys (solve.json_keys)."""
-        from ilp_pyramid.puzzles.views.solve import json_keys
+        """`views solve --json`'s own keys (outcome.json_keys)."""
+        from ilp_pyramid.puzzles.views.outcome import json_keys
 
         return json_keys(instance, result)
 
     def summary(self, instance: Views, result: Result) -> str:
-        """The model, the check and the proof under the picture (solve.summary)."""
-        from ilp_pyramid.puzzles.views.solve import summary
+        """The model, the check and the proof under the picture (outcome.summary)."""
+        from ilp_pyramid.puzzles.views.outcome import summary
 
         return summary(instance, result)
 
@@ -131,7 +131,7 @@ class ViewsPuzzle:
         bound) and the answer bits; "png" / "svg": the views beside the cubes as voxels
         (extra `pictures`)."""
         from ilp_pyramid.puzzles.views import geometry
-        from ilp_pyramid.puzzles.views.solve import lower_bound
+        from ilp_pyramid.puzzles.views.outcome import lower_bound
 
         if fmt == "text":
             layers = geometry.layer_rows(solution)

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ilp_pyramid import protocol
 from ilp_pyramid.backends import solvers as solver_table
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.boards import Board, named_board, parse_text_board
@@ -90,10 +91,8 @@ def _describe(board: Board) -> dict[str, Any]:
 def solvers() -> tuple[str, ...]:
     """The `iq solve --solver` choices this installation can run, Dancing Links first: the
     solver table's installed solvers, and IQ's own shorthand "sat" when its solver is."""
-    from ilp_pyramid.puzzles.iq.solve import engine_for
-
     found = [DEFAULT_SOLVER, *solver_table.names("mip", installed=True)]
-    if solver_table.solver(engine_for("sat")).installed:
+    if solver_table.solver(PUZZLE.solver_aliases["sat"]).installed:
         found.append("sat")
     found += solver_table.names("sat", "cp", installed=True)
     return tuple(dict.fromkeys(found))
@@ -101,9 +100,7 @@ def solvers() -> tuple[str, ...]:
 
 def _cores_args(solver: str) -> list[str]:
     """One core a run: a MIP or CP-SAT solver's threads are held to it."""
-    from ilp_pyramid.puzzles.iq.solve import engine_for
-
-    family = solver_table.solver(engine_for(solver)).family
+    family = protocol.solver_for(PUZZLE, solver).family
     return ["--threads", "1"] if family in ("mip", "cp") else []
 
 

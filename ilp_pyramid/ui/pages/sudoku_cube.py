@@ -117,8 +117,8 @@ def problems_of(faces: dict[str, list[str]]) -> dict[str, Any]:
     model: Solve answers that, naming the rule a reassembled cube breaks. (With every digit
     six times the model's own pre-check, a digit only on other faces' centres, cannot fire.)
     """
+    from ilp_pyramid.puzzles.sudoku_cube.checks import digit_count_problem
     from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS
-    from ilp_pyramid.puzzles.sudoku_cube.runner import digit_count_problem
     from ilp_pyramid.puzzles.sudoku_cube.state import parse_token
 
     problems: list[dict[str, Any]] = []

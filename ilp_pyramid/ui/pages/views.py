@@ -77,7 +77,7 @@ def describe_views(views: Views) -> dict[str, Any]:
         projections,
         view_rows,
     )
-    from ilp_pyramid.puzzles.views.solve import UNSOLVABLE_REASON, lower_bound, missing_pixels
+    from ilp_pyramid.puzzles.views.outcome import UNSOLVABLE_REASON, lower_bound, missing_pixels
     from ilp_pyramid.verify.views import verify_answer, verify_unsolvable
 
     largest = maximal_placement(views)
