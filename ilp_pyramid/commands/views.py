@@ -163,8 +163,8 @@ def battery(
                                          "the MIP and compare the optima (a K above the "
                                          "solvable count checks them all)."),
     solver: str = like(Solver, default="highs",
-                       help="MIP for --cross-check and for any case the branch and bound "
-                            f"leaves open: {' | '.join(TAKERS)}."),
+                       help="The solver (a MIP, or MaxSAT) for --cross-check and for any "
+                            f"case the branch and bound leaves open: {' | '.join(TAKERS)}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),
