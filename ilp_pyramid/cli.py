@@ -33,7 +33,7 @@ ENTRIES = (
     ("render", "ilp_pyramid.commands.bel_pictures", "render", False),
     ("export", "ilp_pyramid.commands.bel_files", "export", False),
     ("read-solution", "ilp_pyramid.commands.bel_files", "read_solution", False),
-    ("models", "ilp_pyramid.commands.bel_files", "models", False),
+    ("models", "ilp_pyramid.commands.models", "models", False),
     ("solve-cnf", "ilp_pyramid.cnf_command", "solve_cnf", False),
     ("strategies", "ilp_pyramid.commands.bel_info", "strategies", False),
     ("info", "ilp_pyramid.commands.bel_info", "info", False),
@@ -66,8 +66,8 @@ SUMMARIES = {
               "CNF whose comment lines map every variable (`c x 17 Z 3 4 label 2`).",
     "read-solution": "Decode an outside solver's solution of an exported model by name, verify "
                      "and draw it.",
-    "models": "(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, "
-              "plus manifest.json.",
+    "models": "(Re)generate a public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz "
+              "plus manifest.json, or with --puzzle all the library of every puzzle.",
     "solve-cnf": "Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model "
                  "checked against every clause), 1 UNSATISFIABLE, 3 time limit.",
     "strategies": "List every strategy: what it adds, and whether it can lose solutions.",

@@ -29,12 +29,13 @@ from typing import Any, Protocol, runtime_checkable
 from ilp_pyramid import backends
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import SolveOptions, Status
-from ilp_pyramid.backends.solvers import Solver
+from ilp_pyramid.backends.solvers import SOLVERS, Solver
 from ilp_pyramid.errors import InputError
 
 # The forms a backend takes (backends/__init__.py): a PuLP problem, CNF clauses, exact-cover
-# rows, a CP-SAT Boolean model.
-FORMS = ("mip", "cnf", "exact_cover", "bool")
+# rows, a CP-SAT Boolean model, a weighted CNF; read from the solver table, so a new family's
+# form is a puzzle's to build at once.
+FORMS = tuple(dict.fromkeys(form for entry in SOLVERS for form in entry.native))
 
 
 class Infeasible(Exception):

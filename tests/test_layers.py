@@ -84,6 +84,10 @@ RULES = {
         # its commands live in ilp_pyramid/commands/
         lambda m: puzzle_of(m) == "bel",
         lambda m, i: any(within(i, ui) for ui in COMMAND_LINE)),
+    "the benchmark library imports no puzzle": (
+        # it reaches every puzzle through the registry and the protocol only
+        lambda m: m == "ilp_pyramid.library",
+        lambda m, i: puzzle_of(i) not in (None, "get", "names", "REGISTRY")),
     "bench imports no puzzle": (
         # it reaches a puzzle through the registry (`puzzles.get`) and the protocol only
         lambda m: within(m, "ilp_pyramid.bench"),
@@ -122,6 +126,8 @@ def test_layer_rule_holds(rule):
      "ilp_pyramid.commands.lns"),
     ("Bel's model knows no command line", "ilp_pyramid.puzzles.bel.puzzle",
      "ilp_pyramid.cli_common"),
+    ("the benchmark library imports no puzzle", "ilp_pyramid.library",
+     "ilp_pyramid.puzzles.views.model"),
     ("bench imports no puzzle", "ilp_pyramid.bench.grid", "ilp_pyramid.puzzles.bel.geometry"),
     ("bench imports no puzzle", "ilp_pyramid.bench.cli", "ilp_pyramid.puzzles.sudoku_cube"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.runs",

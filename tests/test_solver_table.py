@@ -85,3 +85,10 @@ def test_no_layer_classifies_a_solver_name_again():
     asked = [place for path in sorted(PACKAGE.rglob("*.py"))
              if "backends" not in path.parts for place in _asks_a_family(path)]
     assert asked == []
+
+
+def test_the_solvers_a_puzzle_can_use_are_those_taking_one_of_its_forms():
+    assert solvers.taking(("mip",)) == ["highs", "cbc", "scip", "gurobi"]
+    assert "rc2" in solvers.taking(("mip", "wcnf")) and "kissat404" not in \
+        solvers.taking(("mip", "wcnf"))
+    assert solvers.taking(("exact_cover",)) == [s.name for s in solvers.SOLVERS]

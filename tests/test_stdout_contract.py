@@ -70,6 +70,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("export", ["2", "-o", "{tmp}/bel2.mps", "--json"], SOLVED),
     ("read-solution", ["{tmp}/model.mps", "{tmp}/highs.sol", "--json"], SOLVED),
     ("models", ["{tmp}/models", "--max-n", "2", "--json"], SOLVED),
+    ("models", ["{tmp}/library", "--puzzle", "views", "--json"], SOLVED),
     *sat_rows("solve-cnf", ["{tmp}/bel2.cnf"], []),  # DIMACS goes to python-sat only
     ("strategies", ["--json"], SOLVED),
     ("info", ["3", "--json"], SOLVED),
@@ -82,6 +83,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
                     "--json"], SOLVED),
     ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
     *mip_rows("views solve", ["--number", "347177"]),
+    ("views solve", ["--number", "347177", "--solver", "rc2", "--json"], SOLVED),
     ("views export", ["--number", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
     ("views battery", ["--count", "300", "--jobs", "2", "--json"], SOLVED),
     *[("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1", "--solver", s,

@@ -10,6 +10,8 @@ The form says what kind of model it is, and with it which solvers can take it:
 |                                       | the others through its one lowering         |
 |                                       | (`lowering.py`: PuLP problem, CNF, BoolModel) |
 | `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
+| `pysat.formula.WCNF` (hard + weighted | family maxsat: rc2 (`maxsat.py`)            |
+| soft clauses)                         |                                             |
 
 A solver is resolved once from its name (`solver(name)`, a `solvers.Solver`) and that object
 is passed on: it knows its family, its forms, whether it is installed and how it solves.
@@ -70,7 +72,7 @@ class ExactCoverForm:
 
 
 def kind(solver: str | Solver) -> str:
-    """The family of a solver ('mip', 'sat', 'cp' or 'dlx'); InputError for an unknown one.
+    """The family of a solver (one of `solvers.FAMILIES`); InputError for an unknown one.
     For the bench, which groups its records by family."""
     return solver_of(solver).family
 
@@ -81,7 +83,7 @@ def all_solvers() -> list[str]:
 
 
 def accepts(form_kind: str, solver: str | Solver) -> bool:
-    """Whether `solver` takes forms of kind 'mip', 'cnf', 'exact_cover' or 'bool'."""
+    """Whether `solver` takes forms of kind 'mip', 'cnf', 'wcnf', 'exact_cover' or 'bool'."""
     return solver_of(solver).takes(form_kind)
 
 
@@ -121,7 +123,7 @@ def require(solver: str | Solver) -> Solver:
 
 
 def form_kind(form: object) -> str:
-    """'mip', 'cnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
+    """'mip', 'cnf', 'wcnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
     import sys
 
     pulp = sys.modules.get("pulp")  # no PuLP problem exists before PuLP is loaded
@@ -132,6 +134,8 @@ def form_kind(form: object) -> str:
     cpsat = sys.modules.get("ilp_pyramid.backends.cpsat")  # nor a BoolModel before cpsat.py
     if cpsat is not None and isinstance(form, cpsat.BoolModel):
         return "bool"
+    if hasattr(form, "soft") and hasattr(form, "wght"):  # a WCNF: before any other clauses
+        return "wcnf"
     if hasattr(form, "clauses") or isinstance(form, list | tuple):
         return "cnf"
     raise InputError(f"not a model form a backend takes: {type(form).__name__}")

@@ -11,9 +11,12 @@ and the backend module that solves its native forms:
 | sat    | cnf           | sat.py (python-sat, `plugin` is python-sat's name)  |
 | cp     | bool, cnf     | cpsat.py (OR-Tools CP-SAT, its own interpreter)     |
 | dlx    | exact_cover   | lowering.py (the package's Dancing Links)           |
+| maxsat | wcnf          | maxsat.py (python-sat's RC2; `plugin` its SAT oracle) |
 
-Every solver also takes the exact-cover form, lowered to its native form (lowering.py). A
-backend module has `run(form, what, solver, options) -> Result` for the forms of its line.
+Every solver also takes the exact-cover form, lowered to its native form (lowering.py, or
+the family's own module where it names exact_cover among its native forms, as maxsat.py
+does). A backend module has `run(form, what, solver, options) -> Result` for the forms of its
+line.
 
 Adding a solver of a known family is one line here (and, for a MIP solver, its PuLP module
 like highs.py); adding a family is one backend module and its lines here.
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from ilp_pyramid.backends.base import Result, SolveOptions
 
 # The order of the families in listings and help texts.
-FAMILIES = ("mip", "sat", "cp", "dlx")
+FAMILIES = ("mip", "sat", "cp", "dlx", "maxsat")
 EXACT_COVER = "exact_cover"  # every solver takes it, natively (dlx) or lowered
 
 
@@ -125,6 +128,8 @@ SOLVERS: tuple[Solver, ...] = (
            note="OR-Tools CP-SAT, in its own interpreter"),
     Solver("dlx", "dlx", (EXACT_COVER,), "ilp_pyramid.backends.lowering",
            note="the package's Dancing Links (exact cover only)"),
+    Solver("rc2", "maxsat", ("wcnf", EXACT_COVER), "ilp_pyramid.backends.maxsat", plugin="g3",
+           note="python-sat's RC2 MaxSAT (Glucose 3 oracle), in a child process"),
 )
 # An alias resolves to its line under its own name, so results say the name a user gave.
 _BY_NAME = {s.name: s for s in SOLVERS} | {
@@ -150,6 +155,13 @@ def names(*families: str, installed: bool = False, aliases: bool = True) -> list
               and (not installed or entry.installed)]
     short = [alias for entry in chosen for alias in entry.aliases] if aliases else []
     return short + [entry.name for entry in chosen]
+
+
+def taking(forms: tuple[str, ...] | list[str], installed: bool = False) -> list[str]:
+    """The names (no aliases) of the solvers that take one of `forms` (a puzzle's), in table
+    order; with `installed`, only those that can run here."""
+    return [entry.name for entry in SOLVERS if any(entry.takes(form) for form in forms)
+            and (not installed or entry.installed)]
 
 
 def listing(*families: str) -> str:

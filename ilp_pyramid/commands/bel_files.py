@@ -1,5 +1,5 @@
 """Bel's Pyramid as files: `verify` a solution, `export` the model, `read-solution` of an
-outside solver, `models` (the public benchmark set).
+outside solver (the public benchmark sets: commands/models.py).
 
 Not the standard commands of puzzle_cli: Bel's instance is N, an argument, not a FILE;
 `verify` reads Knuth's drawing and the build list besides JSON; `export` writes the CNF with
@@ -9,7 +9,6 @@ reads back, and takes the model's own options (--formulation, --card, --strategy
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -41,7 +40,7 @@ from ilp_pyramid.commands.bel_pictures import load_solution
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
-from ilp_pyramid.formats.fileio import read_text, write_atomic
+from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.puzzles.bel.geometry import cell_count
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.verify.bel import verify_solution
@@ -200,49 +199,3 @@ def show_read_solution(solution: BelSolution, json_out: bool) -> None:
             console.print(solution.to_drawing(), end="", markup=False)
     if not verdict.valid:
         raise typer.Exit(EXIT_NO_SOLUTION)
-
-
-def models(
-    directory: Path = typer.Argument(Path("models"), help="Where to write the benchmark set."),
-    max_n: int = typer.Option(5, "--max-n", min=2, max=8),
-    output: Path = typer.Option(None, "-o", "--output", help="Same as DIRECTORY."),
-    json_out: bool = Json,
-) -> None:
-    """(Re)generate the public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz, plus
-    manifest.json. The output is byte-for-byte reproducible (gzip without timestamps)."""
-    directory = output or directory
-    entries = []
-    for n in range(2, max_n + 1):
-        written = _benchmark_files(directory, n)
-        entries += written
-        if not json_out:
-            names = ", ".join(str(directory / entry["file"]) for entry in written)
-            console.print(f"wrote {names}", markup=False)
-    manifest = {
-        "generator": "ilp-pyramid models",
-        "note": "status 'feasible': a verified solution is known (N=2..4 solved by this "
-                "package; N=5 by SAT and by the hybrid search)",
-        "instances": entries,
-    }
-    write_atomic(directory / "manifest.json", json.dumps(manifest, indent=2) + "\n")
-    if json_out:
-        print_json({"directory": str(directory), **manifest})
-
-
-def _benchmark_files(directory: Path, n: int) -> list[dict]:
-    """N's MPS and CNF in `directory`; their manifest entries."""
-    from ilp_pyramid.puzzles.bel.cnf import build_cnf  # python-sat
-    from ilp_pyramid.puzzles.bel.model import build_model  # PuLP
-
-    model = build_model(n, "counts")
-    text = mipfile.mip_text(model.problem, "mps")
-    name = f"bel_n{n}_counts.mps.gz"
-    write_atomic(directory / name, text)
-    cnf = build_cnf(n)
-    cnf_name = f"bel_n{n}_{cnf.encoding}.cnf.gz"
-    write_atomic(directory / cnf_name, cnf.dimacs())
-    return [{"file": name, "puzzle": "bel", "n": n, "format": "mps",
-             "formulation": "counts", **mipfile.mps_stats(text), "status": "feasible"},
-            {"file": cnf_name, "puzzle": "bel", "n": n, "format": "cnf",
-             "encoding": cnf.encoding, "card": cnf.card, "variables": cnf.num_variables,
-             "clauses": cnf.num_clauses, "status": "feasible"}]

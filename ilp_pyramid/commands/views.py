@@ -56,10 +56,14 @@ SideOpt = typer.Option(None, "--side",
 SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
                        help="Grid size for SPEC when its length is ambiguous (default: from "
                             "the length; a 0/1 string of 3 n^2 characters is bits).")
-# The solvers that take a form the views model comes in (a MIP only), from the solver table.
+# The solvers that take a form the views model comes in (the MIP, the weighted CNF), from the
+# solver table.
 TAKERS = [entry.name for entry in solvers.SOLVERS
           if any(entry.takes(form) for form in PUZZLE.forms)]
-SOLVER_HELP = f"{' | '.join(TAKERS)} (MIP)."
+_FORM_NAMES = {"mip": "the MIP", "wcnf": "MaxSAT on the weighted CNF"}
+SOLVER_HELP = "; ".join(
+    f"{' | '.join(e.name for e in solvers.SOLVERS if form in e.native)} ({_FORM_NAMES[form]})"
+    for form in PUZZLE.forms) + "."
 # The standard options a views instance does not use: it is no FILE and is not generated
 # (solve keeps --seed, the solver's: the bench passes one to every run).
 HIDDEN = ("file", "generate", "planted")
@@ -159,8 +163,8 @@ def battery(
                                          "the MIP and compare the optima (a K above the "
                                          "solvable count checks them all)."),
     solver: str = like(Solver, default="highs",
-                       help="MIP for --cross-check and for any case the branch and bound "
-                            f"leaves open: {' | '.join(TAKERS)}."),
+                       help="The solver (a MIP, or MaxSAT) for --cross-check and for any "
+                            f"case the branch and bound leaves open: {' | '.join(TAKERS)}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),

@@ -36,6 +36,7 @@ from ilp_pyramid.puzzles.views.geometry import (
     seed_views,
 )
 from ilp_pyramid.puzzles.views.puzzle import PUZZLE
+from ilp_pyramid.puzzles.views.outcome import PROVER
 from ilp_pyramid.verify.views import verify_batch
 
 N = 4  # the battery's puzzles are 4 x 4 x 4 (48 input bits, 64 answer bits)
@@ -298,8 +299,8 @@ def mip_optimum(seed: int, solver: str, time_limit: float) -> protocol.Result:
 
 
 def proved_by_mip(result: protocol.Result) -> int | None:
-    """The cubes of an optimum the MIP proved, else None."""
-    if result.status is Status.SOLVED and result.keys.get("proved_by") == "mip":
+    """The cubes of an optimum the solver proved (a MIP's, or a MaxSAT solver's), else None."""
+    if result.status is Status.SOLVED and result.keys.get("proved_by") in PROVER.values():
         return int(result.solution.sum())
     return None
 

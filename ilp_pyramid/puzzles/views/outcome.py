@@ -2,9 +2,10 @@
 
 - `lower_bound`, `missing_pixels`: the spec's bound, and why views are unsolvable;
 - `after`: the puzzle's `after` hook, the cross-check with the exact branch and bound
-  (`engine.py`). No answer is called optimal unless the MIP proved it or the branch and
-  bound reached the same count; an unproved MIP optimum the branch and bound settles is
-  taken over, and the two exact methods disagreeing is an error, never an answer;
+  (`engine.py`). No answer is called optimal unless the solver proved it (a MIP solver on
+  the MIP, a MaxSAT solver on the weighted CNF) or the branch and bound reached the same
+  count; an unproved MIP optimum the branch and bound settles is taken over, and the two
+  exact methods disagreeing is an error, never an answer;
 - `json_keys`, `summary`: the keys of `views solve --json` and the text under the picture.
 """
 
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
 # The detail of views no placement shows (--json "reason"); the status is "infeasible".
 UNSOLVABLE_REASON = "unsolvable views"
 CHECK_NODE_LIMIT = 500_000  # the cross-check gives up (and says so) beyond this
-MIP, BNB = "mip", "branch and bound"  # what proved an optimum (--json "proved_by")
+MIP, MAXSAT, BNB = "mip", "maxsat", "branch and bound"  # what proved an optimum ("proved_by")
+# The solver's own proof, by the form it solved.
+PROVER = {"mip": MIP, "wcnf": MAXSAT}
 
 
 def lower_bound(views: Views) -> int:
@@ -65,7 +68,7 @@ def after(views: Views, result: Result, check: bool = True) -> Result:
         return result
     if result.solution is None:
         return result
-    proved_by = MIP if result.status is Status.SOLVED else ""
+    proved_by = PROVER.get(result.form, MIP) if result.status is Status.SOLVED else ""
     if check or not proved_by:
         proved_by = _cross_check(views, result, proved_by)
     result.keys["proved_by"] = proved_by or None
@@ -90,12 +93,13 @@ def _cross_check(views: Views, result: Result, proved_by: str) -> str:
         result.keys["check"] = f"branch and bound stopped after {fast.nodes} nodes (not checked)"
         return proved_by
     mine = int(result.solution.sum())
+    solver = "MaxSAT" if result.form == "wcnf" else "MIP"
     if proved_by and fast.cubes != mine:
-        raise SolverError(f"the MIP proved {mine} cubes but the branch and bound proved "
+        raise SolverError(f"the {solver} proved {mine} cubes but the branch and bound proved "
                           f"{fast.cubes}: one of them is wrong")
     if fast.cubes > mine:
-        raise SolverError(f"the branch and bound proved {fast.cubes} cubes but the MIP found "
-                          f"a verified {mine}: the branch and bound is wrong")
+        raise SolverError(f"the branch and bound proved {fast.cubes} cubes but the {solver} "
+                          f"found a verified {mine}: the branch and bound is wrong")
     result.keys["check"] = f"branch and bound proves {fast.cubes} cubes ({fast.nodes} nodes)"
     if proved_by:
         return proved_by
@@ -159,7 +163,8 @@ def summary(views: Views, result: Result) -> str:
     elif result.status is not Status.SOLVED:
         lines.append(f"{result.status}: the solver failed {result.detail}".rstrip())
     else:
-        prover = f"the MIP ({result.solver})" if result.keys.get("proved_by") == MIP else BNB
+        prover = {MIP: f"the MIP ({result.solver})", MAXSAT: f"MaxSAT ({result.solver})"}.get(
+            result.keys.get("proved_by"), BNB)
         lines.append(f"verified: the {int(result.solution.sum())} cubes show exactly the "
                      f"three views; optimal, proved by {prover}")
     return "\n".join(lines) + "\n"

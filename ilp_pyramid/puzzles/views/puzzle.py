@@ -41,7 +41,7 @@ class ViewsPuzzle:
     # Its command group: the standard solve and export with the views' own options, and the
     # battery; the standard commands it lacks are added from this object (puzzle_cli.app_for).
     cli_app = "ilp_pyramid.commands.views:app"
-    forms = ("mip",)
+    forms = ("mip", "wcnf")
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 
     def instance(self, spec: str | None = None, *, number: int | str | None = None,
@@ -76,13 +76,15 @@ class ViewsPuzzle:
     def default(self) -> Views:
         return self.parse(DEFAULT_SPEC)
 
-    def model(self, instance: Views, form: str) -> Model:
-        """The minimum set cover (model.py). Views that no placement shows raise
-        `protocol.Infeasible` naming the pixels no cell can show, after the independent
-        checker agreed."""
-        if form != "mip":
+    def model(self, instance: Views, form: str, *, infeasible: bool = False) -> Model:
+        """The minimum set cover (model.py): a MIP ("mip"), or a weighted CNF ("wcnf": hard
+        clauses cover the pixels, one soft clause per cell) for a MaxSAT solver. Views that
+        no placement shows raise `protocol.Infeasible` naming the pixels no cell can show,
+        after the independent checker agreed; with `infeasible`, they get their (infeasible)
+        model instead, for a benchmark file."""
+        if form not in self.forms:
             raise InputError(f"views has no {form!r} model (forms: {', '.join(self.forms)})")
-        if not instance.solvable():
+        if not infeasible and not instance.solvable():
             from ilp_pyramid.puzzles.views.outcome import UNSOLVABLE_REASON, missing_pixels
             from ilp_pyramid.verify.views import verify_unsolvable
 
@@ -90,9 +92,16 @@ class ViewsPuzzle:
                 raise SolverError("internal error: the unsolvable verdict failed its check")
             raise Infeasible(f"{UNSOLVABLE_REASON}: no cell can show "
                              f"{', '.join(missing_pixels(instance))}")
+        if form == "wcnf":
+            from ilp_pyramid.puzzles.views.model import build_wcnf
+
+            cover = build_wcnf(instance, infeasible)
+            return Model("wcnf", cover.wcnf, lambda answer: cover.decode(answer.model),
+                         build_seconds=cover.build_seconds, variables=cover.num_variables,
+                         constraints=cover.num_clauses)
         from ilp_pyramid.puzzles.views.model import build_model
 
-        built = build_model(instance)
+        built = build_model(instance, infeasible)
         return Model("mip", built.problem, lambda answer: built.decode(answer.values),
                      build_seconds=built.build_seconds, variables=built.num_variables,
                      constraints=built.num_constraints)

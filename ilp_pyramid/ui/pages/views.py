@@ -42,9 +42,11 @@ VIEW_NAMES = ("top", "front", "side")
 
 
 def _solvers() -> list[str]:
-    # The installed MIP solvers (the solver table's), as `views solve --solver` takes them:
-    # its model is a MIP only.
-    return solvers.names("mip", installed=True)
+    # The installed solvers of the table that take one of the views' model forms (the MIP,
+    # the weighted CNF), as `views solve --solver` takes them.
+    from ilp_pyramid.puzzles.views.puzzle import PUZZLE
+
+    return solvers.taking(PUZZLE.forms, installed=True)
 
 
 def views_of(data: dict[str, Any]) -> tuple[Views, int | None]:
