@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from ilp_pyramid import protocol, puzzles
+from ilp_pyramid.backends import lowering
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.formats.dimacs import dimacs_text
 from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.formats.mipfile import mip_text, mps_stats
 from ilp_pyramid.formats.wcnf import wcnf_text
 
 MANIFEST = "manifest.json"
@@ -220,7 +222,6 @@ def answer(instance: Instance, puzzle: protocol.Puzzle, made: Any) -> dict[str, 
 def files_of(instance: Instance, puzzle: protocol.Puzzle, made: Any) -> Iterator[
         tuple[str, str, dict[str, int]]]:
     """(kind, text, size) of each file of the instance: the MPS, then the CNF or WCNF."""
-    from ilp_pyramid.formats.mipfile import mip_text, mps_stats
 
     problem = _form(puzzle, made, "mip", instance.model_options)
     text = mip_text(problem, MPS)
@@ -247,7 +248,6 @@ def _form(puzzle: protocol.Puzzle, made: Any, form: str, options: dict[str, Any]
     """The puzzle's model in `form`; an exact cover lowered for a MIP or a SAT solver."""
     if form in puzzle.forms:
         return puzzle.model(made, form, **options).form
-    from ilp_pyramid.backends import lowering
 
     cover = puzzle.model(made, "exact_cover", **options).form
     return lowering.to_mip(cover).problem if form == "mip" else lowering.to_cnf(cover)

@@ -79,14 +79,14 @@ def test_a_bad_solver_or_time_limit_gets_400(ui_client):
         assert answer.status_code == 400 and message in answer.json()["error"]
 
 
-def test_options_offer_the_sizes_and_the_mip_solvers(ui_client):
+def test_options_offer_the_sizes_and_the_solvers_of_the_views_forms(ui_client):
     from ilp_pyramid.backends import solvers
     from ilp_pyramid.puzzles.views.geometry import MAX_N
 
     options = ui_client.get("/api/views/options").json()
     assert options["sizes"] == list(range(1, MAX_N + 1)) and options["default_n"] == 4
-    # The installed MIP solvers, as the solver table lists them.
-    assert options["solvers"] == solvers.names("mip", installed=True)
+    # The installed solvers of the table that take the MIP or the weighted CNF.
+    assert options["solvers"] == solvers.names("mip", "maxsat", installed=True)
     assert options["default_solver"] == "highs"
 
 

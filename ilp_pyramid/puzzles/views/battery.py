@@ -35,8 +35,8 @@ from ilp_pyramid.puzzles.views.geometry import (
     placement_bits,
     seed_views,
 )
-from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 from ilp_pyramid.puzzles.views.outcome import PROVER
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 from ilp_pyramid.verify.views import verify_batch
 
 N = 4  # the battery's puzzles are 4 x 4 x 4 (48 input bits, 64 answer bits)

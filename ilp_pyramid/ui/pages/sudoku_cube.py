@@ -25,7 +25,26 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.sudoku_cube.checks import digit_count_problem
+from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
+from ilp_pyramid.puzzles.sudoku_cube.geometry import (
+    CORNER_SLOTS,
+    DIRECTIONS,
+    EDGE_SLOTS,
+    FACES,
+    NUM_FACELETS,
+    geometry,
+)
+from ilp_pyramid.puzzles.sudoku_cube.render import NET, TINT
+from ilp_pyramid.puzzles.sudoku_cube.simulate import (
+    apply_labels,
+    apply_moves,
+    format_moves,
+    parse_moves,
+)
+from ilp_pyramid.puzzles.sudoku_cube.state import parse_state, parse_token, state_from_dict
 from ilp_pyramid.ui.pages import Page
 from ilp_pyramid.ui.web import (
     DEFAULT_TIME_LIMIT,
@@ -52,7 +71,6 @@ MAX_FILE_CHARS = 100_000  # a sticker file is six lines of nine tokens, and comm
 def _faces_field(data: dict[str, Any], key: str = "faces") -> dict[str, list[str]]:
     """{"U": ["5^", ...nine], ...} as the page sends it: six faces of nine strings each (the
     strings themselves are judged by the parser or the live check)."""
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
 
     faces = data.get(key)
     if not isinstance(faces, dict) or sorted(faces) != sorted(FACES):
@@ -67,7 +85,6 @@ def _faces_field(data: dict[str, Any], key: str = "faces") -> dict[str, list[str
 
 def _state(faces: dict[str, list[str]]) -> CubeState:
     """The CubeState, through the sticker file's own parser (its one-line errors)."""
-    from ilp_pyramid.puzzles.sudoku_cube.state import state_from_dict
 
     return state_from_dict(faces)
 
@@ -75,17 +92,7 @@ def _state(faces: dict[str, list[str]]) -> CubeState:
 async def layout(_request: Request) -> Response:
     """What the page draws with: the net (render.py's), each facelet's cubie and outward
     normal (geometry.py's axes: x to R, y to U, z to F), the pieces' facelets, the choices."""
-    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
-    from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import (
-        CORNER_SLOTS,
-        DIRECTIONS,
-        EDGE_SLOTS,
-        FACES,
-        geometry,
-    )
     from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
-    from ilp_pyramid.puzzles.sudoku_cube.render import NET, TINT
 
     facelets = [{"name": f.name, "cubie": f.cubie, "normal": f.normal}
                 for f in geometry().facelets]
@@ -117,9 +124,6 @@ def problems_of(faces: dict[str, list[str]]) -> dict[str, Any]:
     model: Solve answers that, naming the rule a reassembled cube breaks. (With every digit
     six times the model's own pre-check, a digit only on other faces' centres, cannot fire.)
     """
-    from ilp_pyramid.puzzles.sudoku_cube.checks import digit_count_problem
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS
-    from ilp_pyramid.puzzles.sudoku_cube.state import parse_token
 
     problems: list[dict[str, Any]] = []
     digits: dict[str, int] = {}
@@ -161,14 +165,12 @@ async def parse(request: Request) -> Response:
     if not isinstance(data.get("text"), str):
         raise InputError("text must be the sticker file's text")
     text = field_text(data, "text", MAX_FILE_CHARS)
-    from ilp_pyramid.puzzles.sudoku_cube.state import parse_state
 
     return JSONResponse({"faces": parse_state(text).to_dict()})
 
 
 async def example(request: Request) -> Response:
     """A cube as `sudoku-cube generate --seed S --scramble N` makes it."""
-    from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
 
     data = await body_json(request)
     seed = field_int(data, "seed", 0, 2**31 - 1, 0)
@@ -197,7 +199,6 @@ def _symmetric(data: dict[str, Any]) -> list[str]:
 
 async def solve(request: Request) -> Response:
     """`ilp-pyramid sudoku-cube solve cube.txt --moves --json` on the page's stickers."""
-    from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
     from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
 
     data = await body_json(request)
@@ -223,13 +224,6 @@ def steps_of(faces: dict[str, list[str]], moves_text: str,
     """The cube before the first face turn and after each one (simulate.apply_moves, digit
     directions included), and for every sticker the face it ends on after the last turn
     (simulate.apply_labels), so the page can colour a sticker by where it is going."""
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES, NUM_FACELETS
-    from ilp_pyramid.puzzles.sudoku_cube.simulate import (
-        apply_labels,
-        apply_moves,
-        format_moves,
-        parse_moves,
-    )
 
     state = _state(faces)
     moves = parse_moves(moves_text)
@@ -251,7 +245,6 @@ def steps_of(faces: dict[str, list[str]], moves_text: str,
 
 
 def _by_face(labels: list[str]) -> dict[str, list[str]]:
-    from ilp_pyramid.puzzles.sudoku_cube.geometry import FACES
 
     return {face: labels[9 * k: 9 * k + 9] for k, face in enumerate(FACES)}
 

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 from ilp_pyramid.ui.pages import Page
 from ilp_pyramid.ui.web import (
     DEFAULT_TIME_LIMIT,
@@ -44,7 +45,6 @@ VIEW_NAMES = ("top", "front", "side")
 def _solvers() -> list[str]:
     # The installed solvers of the table that take one of the views' model forms (the MIP,
     # the weighted CNF), as `views solve --solver` takes them.
-    from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 
     return solvers.taking(PUZZLE.forms, installed=True)
 
@@ -53,7 +53,6 @@ def views_of(data: dict[str, Any]) -> tuple[Views, int | None]:
     """The views a request names, through the puzzle's own parsing (the CLI's messages), and
     the battery number when it named one."""
     from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N
-    from ilp_pyramid.puzzles.views.puzzle import PUZZLE
 
     if data.get("number") not in (None, ""):
         number = field_int(data, "number", 0, BATTERY_SIZE - 1)
