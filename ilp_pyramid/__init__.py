@@ -49,7 +49,8 @@ __all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result",
 
 
 def puzzle(name: str) -> Puzzle:
-    """The puzzle called `name` ("bel", "views", "iq", "sudoku-cube", "insanity", ...)."""
+    """The puzzle called `name` ("bel", "views", "iq", "sudoku-cube", "insanity", ...);
+    InputError (one line) naming the choices for anything else."""
     from ilp_pyramid.puzzles import get
 
     return get(name)

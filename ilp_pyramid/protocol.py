@@ -21,9 +21,10 @@ Data flows one way: instance -> `model(instance, form, **options)` -> backend `R
 
 from __future__ import annotations
 
+import numbers
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
 from ilp_pyramid import backends
@@ -179,7 +180,11 @@ class Puzzle(Protocol):
     result: a cross-check, moves; or explains a status), `json_keys(instance, result) ->
     dict` (the puzzle's own `solve --json` keys; default: "solution", `to_json`'s output),
     `summary(instance, result) -> str` (the text `solve` prints under the picture),
-    `solver_aliases` (the puzzle's own shorthands for solvers of the table, e.g. "auto")."""
+    `solver_aliases` (the puzzle's own shorthands for solvers of the table, e.g. "auto").
+
+    Every method checks its arguments where they come in (the `check_*` helpers below, and
+    each puzzle's `_check_instance` / `_check_solution`): a wrong type or a value out of range
+    is an InputError of one line, never an AttributeError from inside (docs/api.md)."""
 
     name: str  # the CLI group and registry key, e.g. "insanity"
     title: str  # one line for --help
@@ -197,7 +202,9 @@ class Puzzle(Protocol):
         proves, without a solver, that the instance has no solution."""
 
     def verify(self, instance: Any, solution: Any) -> list[str]:
-        """Why `solution` does not solve `instance`, by independent code; [] when it does."""
+        """Why `solution` does not solve `instance`, by independent code; [] when it does.
+        InputError when `solution` is not the puzzle's kind of solution at all; one of the
+        right kind made for another instance (another size) gets its reason in the list."""
 
     def render(self, instance: Any, solution: Any, fmt: str = "text") -> str | bytes:
         """A picture of the solution: "text" always; "svg" / "png" where the puzzle draws."""
@@ -215,22 +222,30 @@ def pick_form(puzzle: Puzzle, solver: str | Solver) -> str:
 
 
 def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "highs",
-          options: SolveOptions | None = None, form: str | None = None,
-          model: Model | None = None, after: dict[str, Any] | None = None,
+          options: SolveOptions | Mapping[str, Any] | None = None, form: str | None = None,
+          model: Model | None = None, after: Mapping[str, Any] | None = None,
           **model_options: Any) -> Result:
     """Solve one instance: build the form the solver takes (or take `model`, one built
     with `puzzle.model` and changed by the caller), solve, decode, verify, finish.
 
     `puzzle` is a Puzzle or its name; `instance` None is the puzzle's default; `solver` a
-    name or a `backends.solvers.Solver`; `model_options` go to `puzzle.model` (e.g. Bel's
+    name or a `backends.solvers.Solver`; `options` a `SolveOptions` or a mapping of its
+    fields ({"time_limit": 60}); `model_options` go to `puzzle.model` (e.g. Bel's
     `formulation`), `after` to the puzzle's `after` hook (e.g. the views cross-check). A
     solution the independent checker rejects is an `error` result, never a solution.
-    InputError (one line) for anything malformed in the call.
+    InputError (one line) for anything malformed in the call, before any model is built.
     """
     puzzle = _puzzle(puzzle)
-    instance = puzzle.default() if instance is None else instance
-    options = _options(options)
+    options = solve_options(options)
     entry = solver_for(puzzle, solver)
+    if model is not None and not isinstance(model, Model):
+        raise InputError(f"model must be a Model (from {puzzle.name}.model(instance, form)), "
+                         f"not {shown(model)}")
+    if form is not None and model is None:
+        form = check_form(puzzle, form)
+    after = _hook_options(puzzle, "after", after, skip=4)
+    _hook_options(puzzle, "model", model_options, skip=3)
+    instance = puzzle.default() if instance is None else instance
     form = model.kind if model is not None else form or pick_form(puzzle, entry)
     if not entry.takes(form):
         raise InputError(f"{entry.name} does not take a {form} model (it takes "
@@ -291,11 +306,8 @@ def _finish(puzzle: Puzzle, result: Result, options: SolveOptions,
     """The puzzle's `after` hook, then its JSON keys; the clock covers both."""
     hook = getattr(puzzle, "after", None)
     began = time.perf_counter()
-    if hook is not None:
+    if hook is not None:  # `solve` checked `after` against it (`_hook_options`)
         result = hook(result.instance, result, options, **(after or {}))
-    elif after:
-        raise InputError(f"{puzzle.name} takes no options after the solve "
-                         f"({', '.join(after)})")
     if result.status is Status.INFEASIBLE and result.hypotheses and not result.detail:
         result.detail = "under the hypotheses " + ", ".join(result.hypotheses)
     keys = getattr(puzzle, "json_keys", None)
@@ -318,12 +330,126 @@ def _puzzle(puzzle: Puzzle | str) -> Puzzle:
     return puzzle
 
 
-def _options(options: SolveOptions | None) -> SolveOptions:
+def _hook_options(puzzle: Puzzle, hook: str, given: Mapping[str, Any] | None,
+                  skip: int) -> dict[str, Any]:
+    """`given` checked against the keyword parameters of the puzzle's `hook` (its first
+    `skip` parameters, self included, are the ones `solve` passes): InputError naming an
+    option the hook lacks, rather than Python's TypeError from inside the solve."""
+    if given is None:
+        return {}
+    what = "the model options" if hook == "model" else f"{hook}="
+    if not isinstance(given, Mapping) or not all(isinstance(k, str) for k in given):
+        raise InputError(f"{what} must be a dict of option names, not {shown(given)}")
+    function = getattr(puzzle, hook, None)
+    if function is None and given:
+        raise InputError(f"{puzzle.name} takes no options after the solve "
+                         f"({', '.join(given)})")
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    if not given or code is None or code.co_flags & _VARKEYWORDS:
+        return dict(given)  # nothing to check, or a hook that takes any keyword
+    takes = code.co_varnames[skip:code.co_argcount + code.co_kwonlyargcount]
+    unknown = [name for name in given if name not in takes]
+    if unknown:
+        listed = f"it takes {', '.join(takes)}" if takes else "it takes none"
+        raise InputError(f"{puzzle.name}'s {hook} takes no option {unknown[0]!r} ({listed})")
+    return dict(given)
+
+
+_VARKEYWORDS = 0x08  # inspect.CO_VARKEYWORDS, without importing inspect on the quick path
+
+
+def solve_options(options: SolveOptions | Mapping[str, Any] | None) -> SolveOptions:
+    """`options` as `SolveOptions`: None is the defaults, a mapping names its fields
+    ({"time_limit": 60, "threads": 1}), checked as `SolveOptions` checks them; InputError
+    for anything else or a field it does not have."""
     if options is None:
         return SolveOptions()
-    if not isinstance(options, SolveOptions):
-        raise InputError(f"options must be a SolveOptions (got {type(options).__name__})")
-    return options
+    if isinstance(options, SolveOptions):
+        return options
+    if not isinstance(options, Mapping):
+        raise InputError(f"options must be a SolveOptions or a dict of its fields, not "
+                         f"{shown(options)}")
+    names = [f.name for f in fields(SolveOptions)]
+    unknown = [key for key in options if key not in names]
+    if unknown:
+        raise InputError(f"options: SolveOptions has no field {unknown[0]!r} (it has "
+                         f"{', '.join(names)})")
+    return SolveOptions(**options)
+
+
+# --- the checks at the puzzles' doors: one line each, naming what was expected ----------
+
+def shown(value: object, width: int = 60) -> str:
+    """`value` as a message quotes it: its repr, clipped, and its type when that is not
+    plain from the repr."""
+    text = repr(value)
+    if len(text) > width:
+        text = text[:width - 3] + "..."
+    plain = value is None or isinstance(value, bool | int | float | str | list | dict | tuple)
+    return text if plain else f"{text} ({type(value).__name__})"
+
+
+def check_text(text: object, what: str) -> str:
+    """`text`, if it is a str; InputError otherwise (bytes too: decode them first)."""
+    if not isinstance(text, str):
+        raise InputError(f"{what} must be text (a str), not {shown(text)}")
+    return text
+
+
+def check_form(puzzle: Puzzle, form: object) -> str:
+    """`form`, if `puzzle` builds it."""
+    if not isinstance(form, str) or form not in puzzle.forms:
+        raise InputError(f"{puzzle.name} has no {shown(form)} model (forms: "
+                         f"{', '.join(puzzle.forms)})")
+    return form
+
+
+def check_choice(value: object, what: str, choices: Iterable[str]) -> str:
+    """`value`, if it is one of `choices` (a picture format, a mode...)."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise InputError(f"{what} must be one of {', '.join(choices)}, not {shown(value)}")
+    return value
+
+
+def check_whole(value: object, what: str, low: int | None = 0,
+                high: int | None = None) -> int:
+    """`value`, if it is a whole number (not a bool, not a float) in low..high (None: no
+    bound on that side)."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) \
+            or (low is not None and value < low) or (high is not None and value > high):
+        span = f" between {low} and {high}" if low is not None and high is not None else \
+            f" >= {low}" if low is not None else f" <= {high}" if high is not None else ""
+        raise InputError(f"{what} must be a whole number{span}, not {shown(value)}")
+    return int(value)
+
+
+def check_flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(f"{what} must be True or False, not {shown(value)}")
+    return value
+
+
+def check_sizes(sizes: object, what: str, low: int | None = 1,
+                high: int | None = None) -> list[int] | None:
+    """A bench's `sizes`: None (the puzzle's default grid), or a non-empty sequence of whole
+    numbers in low..high (None: the puzzle's own bench grid checks that side)."""
+    if sizes is None:
+        return None
+    if isinstance(sizes, str | bytes | Mapping) or not isinstance(sizes, Iterable):
+        raise InputError(f"sizes must be None (the default grid) or a list of whole numbers "
+                         f"(each {what}), not {shown(sizes)}")
+    listed = list(sizes)
+    if not listed:
+        raise InputError(f"sizes must be None (the default grid) or name at least one {what}")
+    return [check_whole(size, f"a {what}", low, high) for size in listed]
+
+
+def check_object(data: object, what: str) -> dict:
+    """A JSON object (`from_json`'s input), as a dict."""
+    if not isinstance(data, Mapping):
+        raise InputError(f"{what} must be a JSON object (a dict), not {shown(data)}")
+    return dict(data)
 
 
 def bench_cases(puzzle: Puzzle, sizes: Sequence[int] | None = None) -> list[BenchCase]:

@@ -30,6 +30,9 @@ def get(name: str) -> Puzzle:
     """The puzzle called `name`; InputError naming the choices for an unknown one."""
     from ilp_pyramid.errors import InputError
 
+    if not isinstance(name, str):
+        raise InputError(f"a puzzle is named by a string (got {type(name).__name__}): "
+                         f"{', '.join(REGISTRY)}")
     try:
         target = REGISTRY[name]
     except KeyError:

@@ -7,20 +7,37 @@
     (<Status.SOLVED: 'solved'>, [])
 
 Everything here goes through the modules that already do the work (model.py, cnf.py,
-solution.py, render.py, verify/bel.py); they are imported on first use, so importing this
-module loads neither PuLP nor python-sat nor matplotlib.
+solution.py, render.py, verify/bel.py); the models, pictures, strategies and bench grid are
+imported on first use, so importing this module loads neither PuLP nor python-sat nor
+matplotlib, and `ilp-pyramid solve 2` no module it does not run (tests/test_startup.py).
+
+Every method checks its arguments at the door: an instance is N, a whole number 1..MAX_N
+(`_check_instance`), a solution a `BelSolution` of whole rows (`solution.check_solution`);
+anything else is an InputError of one line.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Model, Result
-
-if TYPE_CHECKING:
-    from ilp_pyramid.puzzles.bel.solution import BelSolution
+from ilp_pyramid.parsing import parse_int
+from ilp_pyramid.protocol import (
+    BenchCase,
+    Model,
+    Result,
+    check_choice,
+    check_form,
+    check_object,
+    check_sizes,
+    check_text,
+    shown,
+)
+from ilp_pyramid.puzzles.bel.geometry import MAX_N
+from ilp_pyramid.puzzles.bel.solution import BelSolution, check_solution, parse_json
+from ilp_pyramid.verify.bel import verify_solution
 
 DEFAULT_N = 3  # the classic 35-cube pyramid
 
@@ -37,22 +54,15 @@ class BelPuzzle:
     @property
     def max_n(self) -> int:
         """The largest N `instance` (and `ilp-pyramid solve`) takes."""
-        from ilp_pyramid.puzzles.bel.geometry import MAX_N
-
         return MAX_N
 
     def instance(self, n: int = DEFAULT_N) -> int:
         """The pyramid of `n` levels (1 .. geometry.MAX_N); InputError otherwise."""
-        from ilp_pyramid.puzzles.bel.geometry import MAX_N
-
-        if type(n) is not int or not 1 <= n <= MAX_N:
-            raise InputError(f"N must be an integer between 1 and {MAX_N} (got {n!r})")
-        return n
+        return _check_instance(n)
 
     def parse(self, text: str) -> int:
         """N written as a decimal number (what `ilp-pyramid solve N` takes)."""
-        from ilp_pyramid.parsing import parse_int
-
+        text = check_text(text, "a Bel instance")
         return self.instance(parse_int(text.strip(), "N", "a number of levels"))
 
     def default(self) -> int:
@@ -66,7 +76,15 @@ class BelPuzzle:
 
         A strategy that may lose every solution is a hypothesis: the model's `hypotheses`
         name them, and an `infeasible` answer then holds only under them."""
-        n = self.instance(instance)
+        n = _check_instance(instance)
+        form = check_form(self, form)
+        for name, value in (("formulation", formulation), ("card", card)):
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{name} must be a name (a str), not {shown(value)}")
+        if isinstance(strategies, str) or not isinstance(strategies, Sequence) or \
+                not all(isinstance(name, str) for name in strategies):
+            raise InputError(f"strategies must be a list of strategy names, not "
+                             f"{shown(strategies)}")
         strategies = list(strategies)
         assumed = _hypotheses(strategies)
         if form == "mip":
@@ -85,7 +103,7 @@ class BelPuzzle:
             return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model),
                          cnf.build_seconds, cnf.num_variables, cnf.num_clauses, assumed,
                          {"formulation": formulation, "strategies": strategies})
-        raise InputError(f"bel has no {form!r} model (forms: {', '.join(self.forms)})")
+        raise AssertionError(form)  # check_form let through a form this method lacks
 
     def json_keys(self, instance: int, result: Result) -> dict:
         """What `ilp-pyramid solve N --json` says beyond the common keys: N, the model
@@ -105,15 +123,19 @@ class BelPuzzle:
                 "message": backend.message if backend is not None else ""}
 
     def verify(self, instance: int, solution: BelSolution) -> list[str]:
-        from ilp_pyramid.verify.bel import verify_solution
-
-        if solution.n != instance:
-            return [f"the labelling is for N={solution.n}, the instance is N={instance}"]
+        """The reasons the labelling does not solve the pyramid of N = `instance` ([] when
+        it does): a labelling for another N, cubes shown twice, missing, or labels out of
+        range. InputError when `solution` is no labelling at all."""
+        n, solution = _check_instance(instance), check_solution(solution)
+        if solution.n != n:
+            return [_other_n(solution, n)]
         return verify_solution(solution).reasons()
 
     def render(self, instance: int, solution: BelSolution, fmt: str = "text") -> str | bytes:
         """"text": Knuth's drawing; "png" / "svg": the 3-D view and the levels (extra
         `pictures`); "html": the interactive 3-D view."""
+        fmt = check_choice(fmt, "bel's picture format", ("text", "png", "svg", "html"))
+        solution = _check_pair(instance, solution)
         if fmt == "text":
             return solution.to_drawing()
         if fmt == "png":
@@ -125,26 +147,24 @@ class BelPuzzle:
             from ilp_pyramid.puzzles.bel.render import figure
 
             return svg_text(figure(solution))
-        if fmt == "html":
-            from ilp_pyramid.puzzles.bel.html import html_text
+        from ilp_pyramid.puzzles.bel.html import html_text
 
-            return html_text(solution)
-        raise InputError(f"bel draws text, png, svg or html, not {fmt!r}")
+        return html_text(solution)
 
     def to_json(self, instance: int, solution: BelSolution) -> dict:
         """The keys `solve --json` and `verify` share: "n" and "solution" (Z, X, Y)."""
-        return {"n": instance, "solution": solution.to_dict()}
+        solution = _check_pair(instance, solution)
+        return {"n": solution.n, "solution": solution.to_dict()}
 
     def from_json(self, data: dict) -> tuple[int, BelSolution]:
         """`to_json`'s output, a `solve --json` object or a bare {"Z", "X", "Y"}; N defaults to
         the labelling's own."""
-        import json
-
-        from ilp_pyramid.puzzles.bel.solution import parse_json
-
-        if not isinstance(data, dict):
-            raise InputError("a Bel solution must be a JSON object")
-        solution = parse_json(json.dumps(data))  # the strict reader of `verify FILE`
+        data = check_object(data, "a Bel solution")
+        try:
+            text = json.dumps(data)
+        except (TypeError, ValueError) as exc:  # a dict made in Python, not read from JSON
+            raise InputError(f"a Bel solution must hold JSON values only ({exc})") from None
+        solution = parse_json(text)  # the strict reader of `verify FILE`
         n = data.get("n", solution.n)
         return self.instance(n), solution
 
@@ -152,13 +172,35 @@ class BelPuzzle:
         """One `ilp-pyramid solve N` per size (default 2..4; bench_cases.py)."""
         from ilp_pyramid.puzzles.bel import bench_cases
 
-        return bench_cases.bench_cases(sizes)
+        # The range is bench_cases.py's to check, in the words of the bench's --n.
+        return bench_cases.bench_cases(check_sizes(sizes, "size N", None, None))
 
     def bench_fits(self, params: Mapping[str, Any], solver: str) -> bool:
         """Whether `solve` has this bench grid point for `solver` (bench_cases.py)."""
         from ilp_pyramid.puzzles.bel import bench_cases
 
         return bench_cases.bench_fits(params, solver)
+
+
+def _check_instance(n: object) -> int:
+    """A Bel instance is N, the number of levels: a whole number 1..MAX_N (not "3", 3.0 or
+    True)."""
+    if type(n) is not int or not 1 <= n <= MAX_N:
+        raise InputError(f"N must be an integer between 1 and {MAX_N} (got {shown(n)})")
+    return n
+
+
+def _other_n(solution: BelSolution, n: int) -> str:
+    return f"the labelling is for N={solution.n}, the instance is N={n}"
+
+
+def _check_pair(instance: object, solution: object) -> BelSolution:
+    """What `render` and `to_json` take: a labelling for this very N (`verify` reports
+    another N as its reason instead)."""
+    n, solution = _check_instance(instance), check_solution(solution)
+    if solution.n != n:
+        raise InputError(_other_n(solution, n))
+    return solution
 
 
 def _hypotheses(strategies: list[str]) -> tuple[str, ...]:

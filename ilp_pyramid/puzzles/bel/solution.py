@@ -178,21 +178,42 @@ def parse_json(text: str) -> BelSolution:
     z, xs, ys = data["Z"], data["X"], data["Y"]
     if not (isinstance(z, list) and z and len(z) % 2 == 1):
         raise InputError("Z must be a non-empty list of 2N-1 rows")
-    base = len(z)
-    n = (base + 1) // 2
+    n = (len(z) + 1) // 2
     _check_read_n(n)
-    for name, family in (("Z", z), ("X", xs), ("Y", ys)):
+    solution = BelSolution(n, z, xs, ys)
+    _check_rows(solution)
+    check_labels(solution)
+    return solution
+
+
+def check_solution(solution: object) -> BelSolution:
+    """`solution`, if it is a `BelSolution` of whole rows of integer labels for its own N;
+    InputError (one line) otherwise. Labels out of range are the checker's to report."""
+    if not isinstance(solution, BelSolution):
+        kind = "None" if solution is None else type(solution).__name__
+        raise InputError(f"a Bel solution is a BelSolution (what solve, from_json and "
+                         f"parse_json give), not {kind}")
+    n = solution.n
+    if type(n) is not int or not 1 <= n:
+        raise InputError(f"the solution's N must be a whole number >= 1, not {n!r}")
+    _check_read_n(n)
+    _check_rows(solution)
+    return solution
+
+
+def _check_rows(solution: BelSolution) -> None:
+    """Z, X and Y as lists of rows of the lengths N asks, of integer labels."""
+    base = solution.base
+    for name, family in (("Z", solution.Z), ("X", solution.X), ("Y", solution.Y)):
         _check_integer_rows(name, family)
-    for name, family, want in (("Z", z, lambda i: base), ("X", xs, lambda i: _height(i, base)),
-                               ("Y", ys, lambda i: _height(i, base))):
+    for name, family, want in (("Z", solution.Z, lambda i: base),
+                               ("X", solution.X, lambda i: _height(i, base)),
+                               ("Y", solution.Y, lambda i: _height(i, base))):
         if len(family) != base:
             raise InputError(f"{name} has {len(family)} rows, expected {base}")
         for i, row in enumerate(family):
             if len(row) != want(i):
                 raise InputError(f"{name}[{i}] has {len(row)} labels, expected {want(i)}")
-    solution = BelSolution(n, z, xs, ys)
-    check_labels(solution)
-    return solution
 
 
 def _check_integer_rows(name: str, family: object) -> None:

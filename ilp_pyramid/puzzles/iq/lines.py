@@ -9,7 +9,6 @@ bottom first, joined by `|`. The triangle's first filling reads `A/AA/...`; a py
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ilp_pyramid.formats.fileio import read_lines
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.model import Instance
 from ilp_pyramid.puzzles.iq.render import letter_grid
@@ -76,30 +76,29 @@ class FileCheck:
 def check_file(path: str | os.PathLike, board: Board,
                shapes: Mapping[str, Sequence[tuple[int, int]]],
                fixed: Mapping[tuple[int, ...], str], max_problems: int = 10) -> FileCheck:
-    """Read a file of fillings line by line (never whole) and judge each with the independent
-    checker; repeated lines are reported too."""
+    """Read a file of fillings line by line (never whole: the shared bounded reader, gzip
+    read too, a line past its limit an InputError) and judge each with the independent
+    checker; repeated lines are reported too. Bytes that are not UTF-8 read as U+FFFD, a
+    character no filling has: the line is then invalid."""
     checker = FillingChecker(board.cells, shapes, fixed)
     report = FileCheck()
     seen: set[bytes] = set()
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            line = line.rstrip("\r\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            report.fillings += 1
-            try:
-                verdict = checker.check(parse_solution_line(line, board.dims))
-                problem = None if verdict.valid else verdict.problems[0]
-            except ValueError as exc:
-                problem = str(exc)
-            key = hashlib.blake2b(line.encode(), digest_size=16).digest()
-            if problem is None and key in seen:
-                problem = "the same filling as an earlier line"
-                report.duplicates += 1
-            elif problem is not None:
-                report.invalid += 1
-            seen.add(key)
-            if problem is not None and len(report.problems) < max_problems:
-                report.problems.append(f"line {number}: {problem}")
+    for number, line in read_lines(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        report.fillings += 1
+        try:
+            verdict = checker.check(parse_solution_line(line, board.dims))
+            problem = None if verdict.valid else verdict.problems[0]
+        except ValueError as exc:
+            problem = str(exc)
+        key = hashlib.blake2b(line.encode(), digest_size=16).digest()
+        if problem is None and key in seen:
+            problem = "the same filling as an earlier line"
+            report.duplicates += 1
+        elif problem is not None:
+            report.invalid += 1
+        seen.add(key)
+        if problem is not None and len(report.problems) < max_problems:
+            report.problems.append(f"line {number}: {problem}")
     return report

@@ -12,11 +12,15 @@ One model: the exact cover (model.Instance.exact_cover_rows), which Dancing Link
 is and the backends lower for MIP solvers, SAT solvers and CP-SAT (backends/lowering.py).
 Importing this module loads neither PuLP, nor python-sat, nor numba, nor numpy (count.py's),
 nor the model and pictures (model.py, render.py: imported where used).
+
+Every method checks its arguments at the door (`_check_instance`, `_check_filling`): anything
+that is no instance or no filling is an InputError of one line.
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +28,19 @@ from ilp_pyramid.backends import ExactCoverForm
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.protocol import BenchCase, Model, Result
+from ilp_pyramid.figures import svg_text
+from ilp_pyramid.protocol import (
+    BenchCase,
+    Model,
+    Result,
+    check_choice,
+    check_form,
+    check_object,
+    check_sizes,
+    check_text,
+    shown,
+    solve_options,
+)
 from ilp_pyramid.puzzles.iq.boards import Board, board_by_name, named_board, parse_text_board
 from ilp_pyramid.puzzles.iq.given import parse_challenge
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, Piece, piece_from_json, piece_set
@@ -80,19 +96,18 @@ class IQPuzzle:
         pins cells). `pieces`: a piece-set file, or the pieces (default: the 12 Kanoodle)."""
         from ilp_pyramid.puzzles.iq.model import build_instance
 
-        board = board if isinstance(board, Board) else board_by_name(board)
-        chosen = piece_set(pieces) if pieces is None or isinstance(pieces, str) \
-            else tuple(pieces)
-        if given is None:
+        board = _board(board)
+        chosen = _pieces(pieces)
+        text = _given_text(given)
+        if text is None:
             return build_instance(board, chosen)
-        text = given if isinstance(given, str) else json.dumps(dict(given))
         challenge = parse_challenge(text, board, chosen)
         return build_instance(board, chosen, challenge.given, challenge.pins)
 
     def parse(self, text: str) -> Instance:
         """A board name on the first line, then (optionally) the challenge drawn on it as
         `--given` files hold it; or a 2-D board drawn as text ('.' a cell, '#' outside)."""
-        lines = text.splitlines()
+        lines = check_text(text, "an IQ instance").splitlines()
         first = next((i for i, line in enumerate(lines) if line.strip()), None)
         if first is None:
             raise InputError("empty IQ input: give a board name or draw a board")
@@ -109,8 +124,7 @@ class IQPuzzle:
         """One row per placement of a free piece on free cells; items: the free cells, then
         the free pieces. A board with every cell given is the empty cover: its one answer,
         no row, is found without a solver and checked like any other."""
-        if form != "exact_cover":
-            raise InputError(f"iq has no {form!r} model (forms: {', '.join(self.forms)})")
+        instance, _ = _check_instance(instance), check_form(self, form)
         cover = exact_cover_form(instance)
         return Model("exact_cover", cover, lambda answer: instance.assignment(answer.rows),
                      variables=len(cover.rows), constraints=instance.num_items,
@@ -157,15 +171,15 @@ class IQPuzzle:
         return str(result)
 
     def verify(self, instance: Instance, solution: Filling) -> list[str]:
-        """The filling by board coordinates and letters, judged by verify/iq.py alone."""
-        board = instance.board
-        problems = [f"cell {c} is not on board {board.name}" for c in solution
-                    if not 0 <= c < board.size]
-        problems += [f"piece {k} is not in the piece set" for k in set(solution.values())
-                     if not 0 <= k < len(instance.pieces)]
+        """The filling by board coordinates and letters, judged by verify/iq.py alone: the
+        reasons it does not fill the board ([] when it does), cells off the board and pieces
+        not in the set among them. InputError when `solution` is no filling at all."""
+        instance, filling = _check_instance(instance), _check_filling(solution)
+        problems = _misfits(instance, filling)
         if problems:
             return problems
-        filling = {board.cells[c]: letter for c, letter in instance.letters(solution).items()}
+        board = instance.board
+        filling = {board.cells[c]: letter for c, letter in instance.letters(filling).items()}
         verdict = verify_filling(board.cells, {p.letter: p.cells for p in instance.pieces},
                                  filling, instance.fixed_letters())
         return verdict.problems
@@ -175,6 +189,8 @@ class IQPuzzle:
         "png" / "svg": the coloured board (extra `pictures`)."""
         from ilp_pyramid.puzzles.iq.render import letter_grid
 
+        fmt = check_choice(fmt, "iq's picture format", ("text", "png", "svg"))
+        instance, solution = _check_pair(instance, solution)
         board, letters = instance.board, instance.letters(solution)
         if fmt == "text":
             grid = letter_grid(board, letters)
@@ -186,18 +202,16 @@ class IQPuzzle:
             from ilp_pyramid.puzzles.iq.render import png_bytes
 
             return png_bytes(board, letters, instance.pieces, board.name, **drawing)
-        if fmt == "svg":
-            from ilp_pyramid.figures import svg_text
-            from ilp_pyramid.puzzles.iq.render import draw
+        from ilp_pyramid.puzzles.iq.render import draw
 
-            return svg_text(draw(board, letters, instance.pieces, board.name, **drawing))
-        raise InputError(f"iq draws text, png or svg, not {fmt!r}")
+        return svg_text(draw(board, letters, instance.pieces, board.name, **drawing))
 
     def to_json(self, instance: Instance, solution: Filling) -> dict:
         """"board" and "grid" as `iq solve --json` has them, "given" as `--given` JSON reads
         it; a board or piece set of one's own is written out whole."""
         from ilp_pyramid.puzzles.iq.render import letter_grid
 
+        instance, solution = _check_pair(instance, solution)
         board = instance.board
         data: dict[str, Any] = {"board": board.name}
         if named_board(board.name) != board:
@@ -216,6 +230,7 @@ class IQPuzzle:
 
     def from_json(self, data: dict) -> tuple[Instance, Filling]:
         """`to_json`'s output; a `iq solve --json` object (board and grid) too."""
+        data = check_object(data, "an IQ solution")
         board = _json_board(data)
         pieces = _json_pieces(data)
         given = data.get("given") or None
@@ -224,14 +239,16 @@ class IQPuzzle:
         instance = self.instance(board, given, pieces=pieces)
         return instance, _read_grid(instance, data.get("grid"))
 
-    def count(self, instance: Instance, options: SolveOptions | None = None) -> int:
+    def count(self, instance: Instance,
+              options: SolveOptions | Mapping[str, Any] | None = None) -> int:
         """Every filling, over `options.threads` processes (default 1); TimeoutError when
-        `options.time_limit` stops the count first (a partial count is no answer)."""
+        `options.time_limit` stops the count first (a partial count is no answer). `options`
+        as `solve` takes them: SolveOptions or a dict of its fields."""
         from ilp_pyramid.puzzles.iq.count import count_solutions
 
-        jobs = options.threads if options is not None and options.threads else 1
-        limit = options.time_limit if options is not None else None
-        report = count_solutions(instance, jobs=jobs, time_limit=limit)
+        instance, options = _check_instance(instance), solve_options(options)
+        report = count_solutions(instance, jobs=options.threads or 1,
+                                 time_limit=options.time_limit)
         if not report.complete:
             raise TimeoutError(f"the count stopped at the time limit after {report.solutions} "
                                f"fillings")
@@ -239,7 +256,88 @@ class IQPuzzle:
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
         """The three 55-cell boards, each filled by all 12 pieces (`sizes` does not apply)."""
+        check_sizes(sizes, "size")
         return [BenchCase(("iq", "solve", board), {"board": board}) for board in BENCH_BOARDS]
+
+
+def _check_instance(instance: object) -> Instance:
+    """An IQ instance is what `instance`, `parse` and `default` make (a `model.Instance`)."""
+    from ilp_pyramid.puzzles.iq.model import Instance
+
+    if not isinstance(instance, Instance):
+        raise InputError(f"an IQ instance is what iq.instance(...), parse or default make, not "
+                         f"{shown(instance)}")
+    return instance
+
+
+def _check_filling(solution: object) -> Filling:
+    """A filling maps board cell indices to piece indices, whole numbers both."""
+    if not isinstance(solution, Mapping) or not all(
+            _whole(c) and _whole(k) for c, k in solution.items()):
+        raise InputError(f"an IQ solution is a filling {{board cell: piece index}} of whole "
+                         f"numbers, not {shown(solution)}")
+    return dict(solution)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _misfits(instance: Instance, filling: Filling) -> list[str]:
+    """The cells of `filling` off the board and the pieces not in the set."""
+    board = instance.board
+    problems = [f"cell {c} is not on board {board.name}" for c in filling
+                if not 0 <= c < board.size]
+    problems += [f"piece {k} is not in the piece set" for k in sorted(set(filling.values()))
+                 if not 0 <= k < len(instance.pieces)]
+    return problems
+
+
+def _check_pair(instance: object, solution: object) -> tuple[Instance, Filling]:
+    """What `render` and `to_json` take: a filling of this board by this set's pieces
+    (`verify` reports the misfits as its reasons instead)."""
+    instance, filling = _check_instance(instance), _check_filling(solution)
+    problems = _misfits(instance, filling)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise InputError(f"cannot draw this filling: {problems[0]}{more}")
+    return instance, filling
+
+
+def _board(board: object) -> Board:
+    if isinstance(board, Board):
+        return board
+    if not isinstance(board, str):
+        raise InputError(f"an IQ board is a name (triangle, rectangle, pyramidN), a board "
+                         f"file or a Board, not {shown(board)}")
+    return board_by_name(board)
+
+
+def _pieces(pieces: object) -> tuple[Piece, ...]:
+    if pieces is None or isinstance(pieces, str):
+        return piece_set(pieces)
+    if not isinstance(pieces, Sequence) or not pieces or \
+            not all(isinstance(p, Piece) for p in pieces):
+        raise InputError(f"pieces must be a piece-set file or a non-empty list of Pieces, not "
+                         f"{shown(pieces)}")
+    if len({p.letter for p in pieces}) != len(pieces):
+        raise InputError("pieces uses a letter twice")
+    return tuple(pieces)
+
+
+def _given_text(given: object) -> str | None:
+    """The challenge as the text `parse_challenge` reads: a drawing or JSON as it is, a dict
+    {"B": [[x, y], ...]} written as JSON (the reader then checks each piece's cells)."""
+    if given is None or isinstance(given, str):
+        return given
+    if not isinstance(given, Mapping) or not all(isinstance(k, str) for k in given):
+        raise InputError(f'given must be a challenge drawn as text or a dict {{"B": [[x, y], '
+                         f'...], ...}} of piece letters and cells, not {shown(given)}')
+    try:
+        return json.dumps(dict(given))
+    except (TypeError, ValueError, RecursionError):  # numpy numbers, objects, cycles
+        raise InputError('given\'s cells must be lists of whole numbers: {"B": [[x, y], '
+                         '...], ...}') from None
 
 
 def _json_board(data: object) -> Board:

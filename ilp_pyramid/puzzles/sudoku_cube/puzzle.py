@@ -23,6 +23,9 @@ the face turns (checked by simulation); the result is a `CubeResult` (outcome.py
 
 Light to import: model.py, rounds.py, finish.py, solution.py (PuLP) and render.py (the
 drawing) are imported on first use.
+
+Every method checks its arguments at the door (`_check_instance`, `_check_solution`):
+anything that is no `Cube` or no `CubeSolution` is an InputError of one line.
 """
 
 from __future__ import annotations
@@ -34,7 +37,20 @@ from typing import TYPE_CHECKING, Any
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import svg_text
-from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Result
+from ilp_pyramid.protocol import (
+    BenchCase,
+    Infeasible,
+    Model,
+    Result,
+    check_choice,
+    check_flag,
+    check_form,
+    check_object,
+    check_sizes,
+    check_text,
+    check_whole,
+    shown,
+)
 from ilp_pyramid.puzzles.sudoku_cube import outcome
 from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases as bench_grid
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
@@ -44,7 +60,7 @@ from ilp_pyramid.puzzles.sudoku_cube.checks import (
     digit_count_problem,
 )
 from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
-from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, geometry
+from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, NUM_FACELETS, geometry
 from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves, parse_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
@@ -52,6 +68,9 @@ from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 if TYPE_CHECKING:
     from ilp_pyramid.puzzles.sudoku_cube.outcome import CubeResult
     from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
+
+
+MAX_SCRAMBLE = 10_000  # face turns: far past mixing, short of a typo's millions
 
 
 @dataclass(frozen=True)
@@ -84,8 +103,11 @@ class SudokuCubePuzzle:
             if not isinstance(state, Mapping) or not all(
                     isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)
                     for tokens in state.values()):
-                raise InputError('a cube\'s faces must be {"U": ["5^", ...], ...}')
+                raise InputError(f'a Sudoku Cube is a CubeState, its text format or its faces '
+                                 f'{{"U": ["5^", ...], ...}}, not {shown(state)}')
             state = state_from_dict(dict(state))
+        if isinstance(symmetric, str) or not isinstance(symmetric, Iterable):
+            raise InputError(f"symmetric must be a list of digits 1-9, not {shown(symmetric)}")
         digits = set(symmetric)
         if not all(type(d) is int and 1 <= d <= 9 for d in digits):
             raise InputError(f"symmetric digits must be 1-9 (got {sorted(digits, key=str)})")
@@ -93,7 +115,7 @@ class SudokuCubePuzzle:
 
     def parse(self, text: str) -> Cube:
         """The sticker file `sudoku-cube solve FILE` reads."""
-        return self.instance(text)
+        return self.instance(check_text(text, "a Sudoku Cube's stickers"))
 
     def default(self) -> Cube:
         raise InputError("the Sudoku Cube has no default cube: give a sticker file (or make "
@@ -102,21 +124,25 @@ class SudokuCubePuzzle:
     def generate(self, size: int | None = None, seed: int = 0, planted: bool = True) -> Cube:
         """A random solved design scrambled by `size` face turns (default 30), as `sudoku-cube
         generate` makes it: every generated cube has its design planted, `planted` or not."""
-        if size is not None and not 0 <= size <= 10_000:
-            raise InputError(f"a scramble is 0 to 10000 face turns (got {size})")
-        return Cube(generate(seed, DEFAULT_SCRAMBLE if size is None else size).state)
+        scramble = DEFAULT_SCRAMBLE if size is None else \
+            check_whole(size, "a scramble (face turns)", 0, MAX_SCRAMBLE)
+        seed = check_whole(seed, "seed")
+        check_flag(planted, "planted")
+        return Cube(generate(seed, scramble).state)
 
     def model(self, instance: Cube, form: str, *, parity: str = DEFAULT_PARITY,
               rules: Iterable[str] = RULES) -> Model:
         """The grid model (model.py) keeping `rules` of turning, its parities kept as
         `parity` says; it solves itself in rounds (rounds.py). Digits that cannot make six
         1-9 faces raise `protocol.Infeasible` saying which."""
-        if form != "mip":
-            raise InputError(f"sudoku-cube has no {form!r} model (forms: "
-                             f"{', '.join(self.forms)})")
-        if parity not in PARITY_MODES:
-            raise InputError(f"unknown parity mode {parity!r} (choose from "
-                             f"{', '.join(PARITY_MODES)})")
+        instance, _ = _check_instance(instance), check_form(self, form)
+        parity = check_choice(parity, "the parity mode", PARITY_MODES)
+        if isinstance(rules, str) or not isinstance(rules, Iterable):
+            raise InputError(f"rules must be a list of rules of turning ({', '.join(RULES)}), "
+                             f"not {shown(rules)}")
+        rules = tuple(rules)
+        for rule in rules:
+            check_choice(rule, "a rule of turning", RULES)
         problem = digit_count_problem(instance.state)
         if problem:
             raise Infeasible(problem)
@@ -153,7 +179,9 @@ class SudokuCubePuzzle:
     def verify(self, instance: Cube, solution: CubeSolution) -> list[str]:
         """verify/sudoku_cube.py on the given and target stickers and the sticker map: faces,
         whole pieces moved as a cube moves them, reachable by turning; and the moves, if any,
-        simulated on the given cube."""
+        simulated on the given cube. The reasons it fails ([] when it holds); InputError
+        when `solution` is no `CubeSolution`."""
+        instance, solution = _check_instance(instance), _check_solution(solution)
         given, target = instance.state.to_dict(), solution.target.to_dict()
         verdict = check_answer(given, target, solution.source, instance.symmetric)
         problems = verdict.reasons()
@@ -165,6 +193,8 @@ class SudokuCubePuzzle:
     def render(self, instance: Cube, solution: CubeSolution, fmt: str = "text") -> str | bytes:
         """"text": the solved net with each face's direction (and the moves, if found);
         "png" / "svg": the nets before and after (extra `pictures`)."""
+        fmt = check_choice(fmt, "sudoku-cube's picture format", ("text", "png", "svg"))
+        instance, solution = _check_instance(instance), _check_solution(solution)
         # render.py: the drawing module, the one that brings in matplotlib.
         from ilp_pyramid.puzzles.sudoku_cube.render import figure, net, png_bytes
 
@@ -176,22 +206,20 @@ class SudokuCubePuzzle:
         if fmt == "png":
             return png_bytes(instance.state, solution.target, solution.directions,
                              "Sudoku Cube")
-        if fmt == "svg":
-            return svg_text(figure(instance.state, solution.target, solution.directions,
-                                   "Sudoku Cube"))
-        raise InputError(f"sudoku-cube draws text, png or svg, not {fmt!r}")
+        return svg_text(figure(instance.state, solution.target, solution.directions,
+                               "Sudoku Cube"))
 
     def to_json(self, instance: Cube, solution: CubeSolution) -> dict:
         """The solution keys of `sudoku-cube solve --json` (faces, directions, assignment,
         moves), after the given cube ("given") and its half-turn-symmetric digits."""
+        instance, solution = _check_instance(instance), _check_solution(solution)
         return {"given": instance.state.to_dict(), "symmetric": sorted(instance.symmetric),
                 **solution.to_json()}
 
     def from_json(self, data: dict) -> tuple[Cube, CubeSolution]:
         """`to_json`'s output. The sticker map is rebuilt from "assignment"; "faces" is
         taken as written, so a target the pieces do not make fails `verify`."""
-        if not isinstance(data, dict):
-            raise InputError("a Sudoku Cube solution must be a JSON object")
+        data = check_object(data, "a Sudoku Cube solution")
         symmetric = data.get("symmetric", [1])
         if not isinstance(symmetric, list):
             raise InputError('"symmetric" must be a list of digits')
@@ -209,7 +237,32 @@ class SudokuCubePuzzle:
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
         """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
         bench's --seed picks the cube (bench_cases.py)."""
-        return bench_grid(sizes)
+        return bench_grid(check_sizes(sizes, "scramble (face turns)", 0, MAX_SCRAMBLE))
+
+
+def _check_instance(instance: object) -> Cube:
+    """A Sudoku Cube instance is a `Cube` (what `instance`, `parse` and `generate` make)."""
+    if not isinstance(instance, Cube):
+        raise InputError(f"a Sudoku Cube instance is a Cube (what sudoku-cube's instance, "
+                         f"parse or generate make), not {shown(instance)}")
+    return instance
+
+
+def _check_solution(solution: object) -> CubeSolution:
+    """A solution is a `CubeSolution`: a target state, a sticker map of the 54 facelets and
+    the moves (None, or a list)."""
+    from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
+
+    if not isinstance(solution, CubeSolution):
+        raise InputError(f"a Sudoku Cube solution is a CubeSolution (what solve and from_json "
+                         f"give), not {shown(solution)}")
+    source = solution.source
+    if not isinstance(solution.target, CubeState) or not isinstance(source, list) \
+            or len(source) != NUM_FACELETS or not all(type(a) is int for a in source) \
+            or not isinstance(solution.moves, list | None):
+        raise InputError(f"a CubeSolution needs a target CubeState, its source as "
+                         f"{NUM_FACELETS} facelet numbers and its moves as a list or None")
+    return solution
 
 
 def _faces(data: dict, key: str) -> Any:
@@ -251,6 +304,8 @@ def _assembled(state: CubeState, data: dict) -> CubeSolution:
                     {faces.index(face): arrows.index(arrow)
                      for face, arrow in directions.items()})
         return assemble(state, grid)
+    except InputError:
+        raise  # already one line saying what is wrong: not nested in another
     except (KeyError, ValueError, TypeError) as exc:
         raise InputError(f"the assignment is not one of whole pieces ({exc!r})") from None
 

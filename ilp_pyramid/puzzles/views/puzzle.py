@@ -10,6 +10,9 @@ placement [z, y, x] (a boolean numpy array) of the fewest cubes.
 
 Through geometry.py, model.py, render.py and verify/views.py, imported on first use: importing
 this module loads neither numpy nor PuLP.
+
+Every method checks its arguments at the door (`_check_instance`, `_check_placement`):
+anything that is no `Views` or no placement is an InputError of one line.
 """
 
 from __future__ import annotations
@@ -18,7 +21,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.errors import InputError, SolverError
-from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Result
+from ilp_pyramid.figures import svg_text
+from ilp_pyramid.protocol import (
+    BenchCase,
+    Infeasible,
+    Model,
+    Result,
+    check_choice,
+    check_form,
+    check_object,
+    check_sizes,
+    check_text,
+    check_whole,
+    shown,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,12 +72,19 @@ class ViewsPuzzle:
         ways = [spec is not None, number is not None, any(r is not None for r in rows)]
         if sum(ways) != 1:
             raise InputError("give the views one way: spec, number, or top/front/side")
+        if n is not None:
+            n = check_whole(n, "n", 1, geometry.MAX_N)
         if spec is not None:
-            return geometry.parse_spec(spec, n)
+            return geometry.parse_spec(check_text(spec, "the views' spec"), n)
         if number is not None:
+            if not isinstance(number, str):
+                number = check_whole(number, "the battery's number", 0,
+                                     geometry.BATTERY_SIZE - 1)
             return geometry.seed_views(geometry.parse_seed(number))
         if any(r is None for r in rows):
             raise InputError("top, front and side go together")
+        for name, text in zip(("top", "front", "side"), rows, strict=True):
+            check_text(text, f"the {name} view's rows")
         views = geometry.from_rows(top, front, side)  # type: ignore[arg-type]
         if n is not None and views.n != n:
             raise InputError(f"the views are {views.n} x {views.n}, not {n} x {n}")
@@ -71,7 +94,7 @@ class ViewsPuzzle:
         """The puzzle string: hex digits or 3 n^2 bits (`views solve SPEC`)."""
         from ilp_pyramid.puzzles.views.geometry import parse_spec
 
-        return parse_spec(text)
+        return parse_spec(check_text(text, "a views instance"))
 
     def default(self) -> Views:
         return self.parse(DEFAULT_SPEC)
@@ -82,8 +105,7 @@ class ViewsPuzzle:
         no placement shows raise `protocol.Infeasible` naming the pixels no cell can show,
         after the independent checker agreed; with `infeasible`, they get their (infeasible)
         model instead, for a benchmark file."""
-        if form not in self.forms:
-            raise InputError(f"views has no {form!r} model (forms: {', '.join(self.forms)})")
+        instance, _ = _check_instance(instance), check_form(self, form)
         if not infeasible and not instance.solvable():
             from ilp_pyramid.puzzles.views.outcome import UNSOLVABLE_REASON, missing_pixels
             from ilp_pyramid.verify.views import verify_unsolvable
@@ -128,12 +150,17 @@ class ViewsPuzzle:
         return summary(instance, result)
 
     def verify(self, instance: Views, solution: np.ndarray) -> list[str]:
-        """Whether the cubes show exactly the views, by re-projection (verify/views.py).
-        That they are the fewest is the solver's proof (`optimizes`), not checked here."""
+        """Whether the cubes show exactly the views, by re-projection (verify/views.py): the
+        reasons they do not ([] when they do), a placement for another n among them.
+        That they are the fewest is the solver's proof (`optimizes`), not checked here.
+        InputError when `solution` is no placement at all."""
         from ilp_pyramid.puzzles.views.geometry import placement_bits
         from ilp_pyramid.verify.views import verify_answer
 
-        return verify_answer(instance.bits(), placement_bits(solution)).reasons()
+        instance, placement = _check_instance(instance), _check_placement(solution)
+        if placement.shape[0] != instance.n:
+            return [_other_n(placement, instance)]
+        return verify_answer(instance.bits(), placement_bits(placement)).reasons()
 
     def render(self, instance: Views, solution: np.ndarray, fmt: str = "text") -> str | bytes:
         """"text": the views and the layers side by side, the cubes (and the spec's lower
@@ -142,6 +169,8 @@ class ViewsPuzzle:
         from ilp_pyramid.puzzles.views import geometry
         from ilp_pyramid.puzzles.views.outcome import lower_bound
 
+        fmt = check_choice(fmt, "views' picture format", ("text", "png", "svg"))
+        instance, solution = _check_pair(instance, solution)
         if fmt == "text":
             layers = geometry.layer_rows(solution)
             bits = geometry.placement_bits(solution)
@@ -158,17 +187,15 @@ class ViewsPuzzle:
             from ilp_pyramid.puzzles.views.render import png_bytes
 
             return png_bytes(instance, solution, title)
-        if fmt == "svg":
-            from ilp_pyramid.figures import svg_text
-            from ilp_pyramid.puzzles.views.render import figure
+        from ilp_pyramid.puzzles.views.render import figure
 
-            return svg_text(figure(instance, solution, title))
-        raise InputError(f"views draws text, png or svg, not {fmt!r}")
+        return svg_text(figure(instance, solution, title))
 
     def to_json(self, instance: Views, solution: np.ndarray) -> dict:
         """The keys of `views solve --json` that say what was asked and answered."""
         from ilp_pyramid.puzzles.views.geometry import bits_hex, layer_rows, placement_bits
 
+        instance, solution = _check_pair(instance, solution)
         bits = placement_bits(solution)
         return {"n": instance.n, "input": instance.hex() or instance.bits(),
                 "cubes": int(solution.sum()), "bits": bits, "hex": bits_hex(bits),
@@ -178,8 +205,7 @@ class ViewsPuzzle:
         """`to_json`'s output or a solved `views solve --json` object: "input" and "bits"."""
         from ilp_pyramid.puzzles.views.geometry import parse_spec, placement_from_bits
 
-        if not isinstance(data, dict):
-            raise InputError("a views solution must be a JSON object")
+        data = check_object(data, "a views solution")
         spec, bits = data.get("input"), data.get("bits")
         if not isinstance(spec, str) or not isinstance(bits, str):
             raise InputError('a views solution needs "input" (the views) and "bits" (the '
@@ -194,8 +220,52 @@ class ViewsPuzzle:
         """A few battery inputs (n = 4; `sizes` does not apply): two solvable, one not."""
         from ilp_pyramid.puzzles.views.geometry import seed_hex
 
+        check_sizes(sizes, "size")
         return [BenchCase(("views", "solve", seed_hex(number)),
                           {"n": 4, "instance": f"{number:06}"}) for number in BENCH_PUZZLES]
+
+
+def _check_instance(instance: object) -> Views:
+    """A views instance is a `geometry.Views` (what `instance`, `parse`, `default` make)."""
+    from ilp_pyramid.puzzles.views.geometry import Views
+
+    if not isinstance(instance, Views):
+        raise InputError(f"a views instance is what views.instance(...), parse or default "
+                         f"make, not {shown(instance)}")
+    return instance
+
+
+def _check_placement(solution: object) -> np.ndarray:
+    """A placement is an n x n x n numpy array [z, y, x] of booleans (or of 0 and 1)."""
+    import numpy as np
+
+    if not isinstance(solution, np.ndarray) or solution.ndim != 3 or solution.size == 0 \
+            or len(set(solution.shape)) != 1 or solution.dtype.kind not in "biu" \
+            or (solution.dtype.kind != "b" and not np.isin(solution, (0, 1)).all()):
+        raise InputError(f"a views solution is an n x n x n numpy array of booleans "
+                         f"[z, y, x], not {_described(solution)}")
+    return solution.astype(bool, copy=False)
+
+
+def _described(value: object) -> str:
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"{type(value).__name__} of shape {shape} ({getattr(value, 'dtype', '?')})"
+    return shown(value)
+
+
+def _other_n(placement: np.ndarray, views: Views) -> str:
+    n = placement.shape[0]
+    return f"the placement is {n} x {n} x {n}, the views are {views.n} x {views.n}"
+
+
+def _check_pair(instance: object, solution: object) -> tuple[Views, np.ndarray]:
+    """What `render` and `to_json` take: a placement of the views' own n (`verify` reports
+    another n as its reason instead)."""
+    views, placement = _check_instance(instance), _check_placement(solution)
+    if placement.shape[0] != views.n:
+        raise InputError(_other_n(placement, views))
+    return views, placement
 
 
 PUZZLE = ViewsPuzzle()
