@@ -53,8 +53,8 @@ def puzzle_groups() -> list[str]:
 
 
 # What `ilp-pyramid --help` lists for each entry (the first sentence of its own help), so the
-# listing loads no command module (a puzzle group's line is its Puzzle's `title`, and a
-# Puzzle object is light); tests/test_startup.py checks them against the commands.
+# listing loads no command module and no puzzle (a puzzle group's line is its Puzzle's
+# `title`, from `puzzles.TITLES`); tests/test_startup.py checks them against the commands.
 SUMMARIES = {
     "solve": "Solve Bel's Pyramid of N levels and print the verified solution in Knuth's "
              "drawing.",
@@ -113,10 +113,10 @@ def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
             continue
         from ilp_pyramid import puzzles
 
-        puzzle = puzzles.get(name)
         if listing:
-            app.command(name, help=puzzle.title)(_stand_in)
+            app.command(name, help=puzzles.TITLES[name])(_stand_in)
         else:
+            puzzle = puzzles.get(name)
             from ilp_pyramid.puzzle_cli import app_for
 
             sub = app_for(puzzle)

@@ -1,6 +1,6 @@
 """One sub-package per puzzle, each exposing a `protocol.Puzzle`; `REGISTRY` names them.
 
-Adding a puzzle is one folder under puzzles/ and one line here.
+Adding a puzzle is one folder under puzzles/ and one line in each table here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,17 @@ REGISTRY = {
     "iq": "ilp_pyramid.puzzles.iq.puzzle:PUZZLE",
     "sudoku-cube": "ilp_pyramid.puzzles.sudoku_cube.puzzle:PUZZLE",
     "insanity": "ilp_pyramid.puzzles.insanity.puzzle:PUZZLE",
+}
+
+# name -> the Puzzle's `title`, so that `ilp-pyramid --help` lists the groups without loading
+# a puzzle (tests/test_startup.py checks that each title is its Puzzle's own).
+TITLES = {
+    "bel": "Bel's Pyramid: label the lines of an N-level pyramid so every cube shows once",
+    "views": "Top-front-side views: the fewest cubes in an n x n x n grid that show three views",
+    "iq": "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces",
+    "sudoku-cube": "Sudoku Cube: a Rubik's Cube with digits, every face to show 1-9 upright",
+    "insanity": "Instant Insanity: stack n cubes so each long side of the tower shows all n "
+                "colours once.",
 }
 
 
