@@ -22,6 +22,8 @@ import pysat.card as _card
 from pysat.card import EncType  # noqa: F401 - re-exported with CardEnc
 from pysat.formula import IDPool
 
+from ilp_pyramid.extras import need
+
 _swap = threading.RLock()
 
 
@@ -69,7 +71,6 @@ def pb_clauses(lits: Sequence[int], weights: Sequence[int], relation: str, bound
     pindakaas: without it, InputError (exit 2) with the pip line.
     """
     # Loaded here: the small solves that import this module never encode a PB constraint.
-    from ilp_pyramid.extras import need
 
     need("pindakaas")
     from pysat.pb import PBEnc

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ilp_pyramid.cli import build_app
+
 PROG = "ilp-pyramid"
 
 HEADER = """\
@@ -72,7 +74,6 @@ def commands(root: Any = None) -> Iterator[tuple[Any, Any]]:
 def _tree() -> Any:
     import typer.main
 
-    from ilp_pyramid.cli import build_app
 
     return typer.main.get_command(build_app())
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
-from ilp_pyramid import backends
+from ilp_pyramid import backends, puzzles
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.solvers import SOLVERS, Solver
@@ -321,7 +321,6 @@ def _finish(puzzle: Puzzle, result: Result, options: SolveOptions,
 
 def _puzzle(puzzle: Puzzle | str) -> Puzzle:
     if isinstance(puzzle, str):
-        from ilp_pyramid import puzzles  # the registry imports this module: no cycle at load
 
         return puzzles.get(puzzle)
     if not isinstance(puzzle, Puzzle):

@@ -33,6 +33,7 @@ import typer
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import lowering, solvers
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.bench.cli import bench
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -488,7 +489,6 @@ def _count_command(puzzle: protocol.Puzzle) -> Callable:
 def _bench_command(puzzle: protocol.Puzzle) -> Callable:
     """`ilp-pyramid bench --puzzle NAME` as this group's `bench`: the one bench, its options
     but the ones that name what to run."""
-    from ilp_pyramid.bench.cli import bench
 
     command = _without(bench, ("puzzle", "command", "external", "solved_if"),
                        fixed={"puzzle": puzzle.name})

@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ilp_pyramid.errors import InputError
+
 if TYPE_CHECKING:
     from ilp_pyramid.protocol import Puzzle
 
@@ -39,7 +41,6 @@ def names() -> list[str]:
 
 def get(name: str) -> Puzzle:
     """The puzzle called `name`; InputError naming the choices for an unknown one."""
-    from ilp_pyramid.errors import InputError
 
     if not isinstance(name, str):
         raise InputError(f"a puzzle is named by a string (got {type(name).__name__}): "

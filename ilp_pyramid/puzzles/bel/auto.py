@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.formats.fileio import read_text
+from ilp_pyramid.parsing import json_lines
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
 # docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
@@ -190,9 +192,6 @@ def _preference(engine: str) -> tuple[int, str]:
 
 def _main(argv: list[str]) -> int:
     import argparse
-
-    from ilp_pyramid.formats.fileio import read_text
-    from ilp_pyramid.parsing import json_lines
 
     parser = argparse.ArgumentParser(
         prog="python -m ilp_pyramid.puzzles.bel.auto",

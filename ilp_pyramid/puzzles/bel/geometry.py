@@ -19,6 +19,9 @@ from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.puzzles.bel.incidence_table import TABLE
+
 if TYPE_CHECKING:
     import networkx as nx
 
@@ -147,7 +150,6 @@ def tabled_incidence(n: int) -> tuple | None:
     """graph_incidence of N as kept in incidence_table.py, or None past TABLE_MAX."""
     if n > TABLE_MAX:
         return None
-    from ilp_pyramid.puzzles.bel.incidence_table import TABLE
 
     return TABLE[n]
 
@@ -157,7 +159,6 @@ def write_table(path: str) -> None:
     ilp_pyramid/puzzles/bel/incidence_table.py`."""
     import pprint
 
-    from ilp_pyramid.formats.fileio import write_atomic
 
     table = {n: tuple(tuple(map(tuple, part)) for part in graph_incidence(incidence_graph(n)))
              for n in range(1, TABLE_MAX + 1)}

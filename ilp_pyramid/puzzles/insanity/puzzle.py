@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ilp_pyramid.backends import ExactCoverForm
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.protocol import (
     BenchCase,
@@ -40,7 +41,13 @@ from ilp_pyramid.protocol import (
 )
 from ilp_pyramid.puzzles.insanity import instance as inst
 from ilp_pyramid.puzzles.insanity import verify as checker
+from ilp_pyramid.puzzles.insanity.choices import tower_of
+from ilp_pyramid.puzzles.insanity.cnf import build_cnf, decode_literals
+from ilp_pyramid.puzzles.insanity.cover import cover_rows
+from ilp_pyramid.puzzles.insanity.generate import MIN_CUBES, generate
 from ilp_pyramid.puzzles.insanity.instance import MAX_CUBES, Instance, Tower
+from ilp_pyramid.puzzles.insanity.model import build_problem, decode_values
+from ilp_pyramid.puzzles.insanity.render import FORMATS, render
 
 # n = 4 (the commercial size) to 12: the random instances go from instant to seconds for
 # both families of solvers, without a jump.
@@ -73,7 +80,6 @@ class Insanity:
 
     def generate(self, size: int, seed: int = 0, planted: bool = False) -> Instance:
         """`size` cubes in `size` colours (generate.py); `planted`: one with a solution."""
-        from ilp_pyramid.puzzles.insanity.generate import MIN_CUBES, generate
 
         size = check_whole(size, "the number of cubes", MIN_CUBES, MAX_CUBES)
         return generate(size, check_whole(seed, "seed"), check_flag(planted, "planted"))
@@ -81,21 +87,16 @@ class Insanity:
     def model(self, instance: Instance, form: str) -> Model:
         instance, form = _check_instance(instance), check_form(self, form)
         if form == "mip":
-            from ilp_pyramid.puzzles.insanity.model import build_problem, decode_values
 
             problem, table = build_problem(instance)
             return Model("mip", problem,
                          lambda answer: decode_values(instance, table, answer.values))
         if form == "cnf":
-            from ilp_pyramid.puzzles.insanity.cnf import build_cnf, decode_literals
 
             clauses, _count, table = build_cnf(instance)
             return Model("cnf", clauses,
                          lambda answer: decode_literals(instance, table, answer.model))
         if form == "exact_cover":
-            from ilp_pyramid.backends import ExactCoverForm
-            from ilp_pyramid.puzzles.insanity.choices import tower_of
-            from ilp_pyramid.puzzles.insanity.cover import cover_rows
 
             rows, items, table = cover_rows(instance)
             return Model("exact_cover", ExactCoverForm(rows, items),
@@ -114,7 +115,6 @@ class Insanity:
                ) -> str | bytes:
         """"text", "svg" or "png" (extra `pictures`); with `solution` None, the cubes as
         given."""
-        from ilp_pyramid.puzzles.insanity.render import FORMATS, render
 
         fmt = check_choice(fmt, "insanity's picture format", FORMATS)
         return render(*_check_pair(instance, solution), fmt)

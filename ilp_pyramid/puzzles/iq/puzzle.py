@@ -43,7 +43,9 @@ from ilp_pyramid.protocol import (
 )
 from ilp_pyramid.puzzles.iq.boards import Board, board_by_name, named_board, parse_text_board
 from ilp_pyramid.puzzles.iq.given import parse_challenge
+from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, Piece, piece_from_json, piece_set
+from ilp_pyramid.puzzles.iq.render import draw, letter_grid, png_bytes
 from ilp_pyramid.verify.iq import verify_filling
 
 # The model, its pictures and the count (numpy) are imported where used: the top-level help
@@ -94,7 +96,6 @@ class IQPuzzle:
         `given`: the puzzle-book challenge, as the text `iq solve --given` reads (a drawing
         or JSON) or as a dict {"B": [[x, y], ...], "h": [[i, j, level]]} (a small letter
         pins cells). `pieces`: a piece-set file, or the pieces (default: the 12 Kanoodle)."""
-        from ilp_pyramid.puzzles.iq.model import build_instance
 
         board = _board(board)
         chosen = _pieces(pieces)
@@ -148,7 +149,6 @@ class IQPuzzle:
     def json_keys(self, instance: Instance, result: Result) -> dict[str, Any]:
         """`iq solve --json`'s own keys: "solved", "board", "engine" (the solver that ran,
         where "solver" is the name given: auto) and "grid" (null when unsolved)."""
-        from ilp_pyramid.puzzles.iq.render import letter_grid
 
         solved = result.solved and result.solution is not None
         grid = letter_grid(instance.board, instance.letters(result.solution)) if solved \
@@ -187,7 +187,6 @@ class IQPuzzle:
     def render(self, instance: Instance, solution: Filling, fmt: str = "text") -> str | bytes:
         """"text": the letter grid of `iq solve` (a pyramid level by level, bottom first);
         "png" / "svg": the coloured board (extra `pictures`)."""
-        from ilp_pyramid.puzzles.iq.render import letter_grid
 
         fmt = check_choice(fmt, "iq's picture format", ("text", "png", "svg"))
         instance, solution = _check_pair(instance, solution)
@@ -199,17 +198,14 @@ class IQPuzzle:
             return "\n\n".join("\n".join(level) for level in grid) + "\n"
         drawing = {"given": set(instance.given), "pins": set(instance.pins)}
         if fmt == "png":
-            from ilp_pyramid.puzzles.iq.render import png_bytes
 
             return png_bytes(board, letters, instance.pieces, board.name, **drawing)
-        from ilp_pyramid.puzzles.iq.render import draw
 
         return svg_text(draw(board, letters, instance.pieces, board.name, **drawing))
 
     def to_json(self, instance: Instance, solution: Filling) -> dict:
         """"board" and "grid" as `iq solve --json` has them, "given" as `--given` JSON reads
         it; a board or piece set of one's own is written out whole."""
-        from ilp_pyramid.puzzles.iq.render import letter_grid
 
         instance, solution = _check_pair(instance, solution)
         board = instance.board
@@ -262,7 +258,6 @@ class IQPuzzle:
 
 def _check_instance(instance: object) -> Instance:
     """An IQ instance is what `instance`, `parse` and `default` make (a `model.Instance`)."""
-    from ilp_pyramid.puzzles.iq.model import Instance
 
     if not isinstance(instance, Instance):
         raise InputError(f"an IQ instance is what iq.instance(...), parse or default make, not "

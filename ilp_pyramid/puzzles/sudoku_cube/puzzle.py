@@ -61,6 +61,7 @@ from ilp_pyramid.puzzles.sudoku_cube.checks import (
 )
 from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, NUM_FACELETS, geometry
+from ilp_pyramid.puzzles.sudoku_cube.render import figure, net, png_bytes
 from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves, parse_moves
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
@@ -196,7 +197,6 @@ class SudokuCubePuzzle:
         fmt = check_choice(fmt, "sudoku-cube's picture format", ("text", "png", "svg"))
         instance, solution = _check_instance(instance), _check_solution(solution)
         # render.py: the drawing module, the one that brings in matplotlib.
-        from ilp_pyramid.puzzles.sudoku_cube.render import figure, net, png_bytes
 
         if fmt == "text":
             text = net(solution.target, solution.directions) + "\n"
