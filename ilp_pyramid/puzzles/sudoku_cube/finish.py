@@ -29,7 +29,7 @@ from ilp_pyramid.puzzles.sudoku_cube.turns import plan
 from ilp_pyramid.verify.sudoku_cube import CubeVerdict, check_answer, check_moves
 
 if TYPE_CHECKING:
-    from ilp_pyramid.puzzles.sudoku_cube.puzzle import Cube
+    from ilp_pyramid.puzzles.sudoku_cube.state import Cube
 
 # What a status other than solved or infeasible says, in words.
 _STOPPED = {Status.TIMEOUT: "time limit reached without a grid",

@@ -15,8 +15,8 @@ from ilp_pyramid.protocol import Result
 from ilp_pyramid.puzzles.sudoku_cube.checks import NO_GRID
 
 if TYPE_CHECKING:
-    from ilp_pyramid.puzzles.sudoku_cube.puzzle import Cube
     from ilp_pyramid.puzzles.sudoku_cube.solution import CubeSolution
+    from ilp_pyramid.puzzles.sudoku_cube.state import Cube
 
 
 @dataclass

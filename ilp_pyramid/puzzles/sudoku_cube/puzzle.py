@@ -31,7 +31,6 @@ anything that is no `Cube` or no `CubeSolution` is an InputError of one line.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.backends.base import SolveOptions
@@ -63,7 +62,7 @@ from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, NUM_FACELETS, geometry
 from ilp_pyramid.puzzles.sudoku_cube.render import figure, net, png_bytes
 from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves, parse_moves
-from ilp_pyramid.puzzles.sudoku_cube.state import CubeState, parse_state, state_from_dict
+from ilp_pyramid.puzzles.sudoku_cube.state import Cube, CubeState, parse_state, state_from_dict
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 
 if TYPE_CHECKING:
@@ -72,15 +71,6 @@ if TYPE_CHECKING:
 
 
 MAX_SCRAMBLE = 10_000  # face turns: far past mixing, short of a typo's millions
-
-
-@dataclass(frozen=True)
-class Cube:
-    """A Sudoku Cube to solve: its stickers, and the digits that may point up or down (1
-    always may)."""
-
-    state: CubeState
-    symmetric: frozenset[int] = field(default=frozenset({1}))
 
 
 class SudokuCubePuzzle:

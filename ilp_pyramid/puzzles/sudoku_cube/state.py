@@ -11,7 +11,7 @@ way its top points in the face's grid view: ^ up, > right, v down, < left.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.geometry import DIRECTIONS, FACES, NUM_FACELETS
@@ -107,3 +107,12 @@ def state_from_dict(faces: dict[str, list[str]]) -> CubeState:
 
 def _clip(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+@dataclass(frozen=True)
+class Cube:
+    """A Sudoku Cube to solve (the puzzle's instance): its stickers, and the digits that may
+    point up or down (1 always may)."""
+
+    state: CubeState
+    symmetric: frozenset[int] = field(default=frozenset({1}))
