@@ -16,6 +16,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid import protocol
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.cli_common import (
     Jobs,
     Json,
@@ -132,12 +133,11 @@ def solve(
         return
     if jobs is not None:
         fail("--jobs applies to --method lns only (--method exact takes --threads)")
-    solver = solver or "highs"
-    extra = _checked(n, solver, formulation, card, strategy, solver_option)
+    entry, extra = _checked(n, solver or "highs", formulation, card, strategy, solver_option)
     pictures.check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
-    strategies = list(engine.strategies) if engine else chosen_strategies(strategy, solver)
-    result = bel_exact.solve_exact(n, solver, formulation, options, card, strategies, engine,
+    strategies = list(engine.strategies) if engine else chosen_strategies(strategy, entry.name)
+    result = bel_exact.solve_exact(n, entry, formulation, options, card, strategies, engine,
                                    json_out)
     if auto.hands_over(engine, result):
         from ilp_pyramid.commands.bel_auto import hand_over  # the hybrid search: numpy
@@ -182,16 +182,16 @@ def _method(n: int, method: str, given: list[str], repair: str
 
 
 def _checked(n: int, solver: str, formulation: str, card: str | None, strategy: list[str],
-             solver_option: list[str]) -> dict:
+             solver_option: list[str]) -> tuple[solvers.Solver, dict]:
     """Exit 2 for anything the exact method cannot take (before the model is built); the
-    solver's own options (--solver-option) as a dict."""
+    solver, resolved once, and its own options (--solver-option) as a dict."""
     entry, form = check_solver(solver)
     check_formulation(formulation, form)
     check_card(card)
     check_strategies(strategy)
     extra = parse_solver_options(solver_option, entry)
     check_model_memory(n, formulation, form)
-    return extra
+    return entry, extra
 
 
 def _answer(result: protocol.Result, json_out: bool, output: Path | None,

@@ -12,6 +12,7 @@ import sys
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.solvers import Solver
 from ilp_pyramid.errors import SolverError
 from ilp_pyramid.output import print_json
 from ilp_pyramid.progress import LiveStatus, with_progress
@@ -23,16 +24,17 @@ from ilp_pyramid.puzzles.bel.puzzle import PUZZLE
 EXIT_NO_SOLUTION, EXIT_TIMEOUT = 1, 3
 
 
-def solve_exact(n: int, solver: str, formulation: str, options: SolveOptions,
+def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOptions,
                 card: str | None, strategies: list[str], engine: Engine | None,
                 json_out: bool) -> protocol.Result:
     """One exact solve as `solve` makes it: the first line of text, the live status line on
     a terminal, the verified result; named after the auto engine when auto chose it."""
+    solver = protocol.solver_for(PUZZLE, solver)  # the object passed on: resolved once
     if not json_out:
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
               f"{how}, formulation {formulation}", flush=True)
-    label = f"N={n} {engine.name if engine else 'exact:' + solver}"
+    label = f"N={n} {engine.name if engine else 'exact:' + solver.name}"
     with LiveStatus(label, enabled=not json_out and sys.stderr.isatty()) as live:
         result = protocol.solve(PUZZLE, n, solver, with_progress(options, live.update),
                                 formulation=formulation, card=card, strategies=strategies)
