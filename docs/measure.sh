@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Every measured figure in the README, re-measured: results files under docs/ written by
+# Every measured figure of the docs pages, re-measured: results files under docs/ written by
 # `ilp-pyramid bench` (each record carries its command line, the core count and the load
-# average before and after), then the README's marked blocks rendered from them.
+# average before and after), then the pages' marked blocks rendered from them.
 # Run on an otherwise idle machine (check `uptime` first). About 30 minutes on 2 cores.
 # Needs the extras cpsat, scip and gurobi (pip install -e ".[cpsat,scip,gurobi]") for the
 # CP-SAT, SCIP and Gurobi columns.
 #   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
 #                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
 #   REF=/path/to/bel_pyramid IQ_CPP=/path/to/IQPyramidSolver bash docs/measure.sh figures
-#                                     # 2-6, then render the README (the anchors are built
+#                                     # 2-6, then render the pages (the anchors are built
 #                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 #   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
@@ -20,6 +20,14 @@ B="python -m ilp_pyramid bench"
 # Each stage starts its files afresh (FRESH=0 goes on with them); every call then adds to
 # its file with --resume, which also skips runs a stopped stage had finished.
 fresh() { if [ "${FRESH:-1}" = 1 ]; then rm -f "$@"; fi; }
+# Every page holding a measured block, rendered from its results files (named relative to
+# the page's folder).
+render_pages() {
+  local page
+  for page in docs/*.md; do
+    if grep -q '^<!-- bench:' "$page"; then $B render "$page"; fi
+  done
+}
 
 stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4}
 
@@ -100,7 +108,7 @@ $B --resume --repeat 3 --time-limit 600 --results docs/other_puzzles.jsonl \
 $B --resume --repeat 20 --time-limit 600 --results docs/other_puzzles.jsonl \
    --command 'sudoku-cube=sudoku-cube bench-one --seed {seed}'
 
-$B render README.md
+render_pages
 }
 
 cnf() {
@@ -123,7 +131,7 @@ fresh docs/cnf_vs_reference.jsonl
 $B --resume --repeat 3 --time-limit 3600 --results docs/cnf_vs_reference.jsonl \
    --command "ours=solve-cnf $dir/ours_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json" \
    --command "reference=solve-cnf $dir/ref_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json"
-$B render README.md
+render_pages
 }
 
 # 8. The MIP side (docs/mip.md): every solver setting, formulation and symmetry handling on

@@ -85,6 +85,7 @@ class BenchCase:
 
     @property
     def label(self) -> str:
+        """The params as `k=v` words, the case's name in a results table."""
         return " ".join(f"{k}={v}" for k, v in self.params.items())
 
 
@@ -115,18 +116,22 @@ class Result:
 
     @property
     def variables(self) -> int:
+        """The model's variable count (0 without a model)."""
         return self.model.variables if self.model is not None else 0
 
     @property
     def constraints(self) -> int:
+        """The model's constraint (row or clause) count (0 without a model)."""
         return self.model.constraints if self.model is not None else 0
 
     @property
     def hypotheses(self) -> tuple[str, ...]:
+        """What the model assumed that may lose solutions: an `infeasible` holds under them."""
         return self.model.hypotheses if self.model is not None else ()
 
     @property
     def solved(self) -> bool:
+        """True when the status is `solved` (the solution is then verified)."""
         return self.status is Status.SOLVED
 
     def render(self, fmt: str = "text") -> str | bytes:

@@ -116,6 +116,9 @@ def _refuse(name: str, value: object, wanted: str) -> NoReturn:
 
 @dataclass
 class Result:
+    """A backend's answer, before any puzzle decodes it: the status and the solver's own
+    values (by variable name), literals (a SAT model) or chosen rows (exact cover)."""
+
     solver: str
     status: Status
     seconds: float
@@ -127,5 +130,6 @@ class Result:
 
     @property
     def has_solution(self) -> bool:
+        """True for `solved` and `feasible`: the values, literals or rows hold an answer."""
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 

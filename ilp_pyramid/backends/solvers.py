@@ -86,6 +86,7 @@ class Solver:
         return self
 
     def takes(self, form: str) -> bool:
+        """Whether the solver takes a form of this kind, natively or lowered."""
         return form in self.forms
 
     def solve(self, form: object, what: str, options: SolveOptions) -> Result:
