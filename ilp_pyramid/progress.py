@@ -52,12 +52,16 @@ def _number(value: Any) -> str:
 
 
 class LiveStatus:
-    """`with LiveStatus("N=4 exact:highs", enabled) as live: ... live.update({...})`."""
+    """`with LiveStatus("N=4 exact:highs", enabled) as live: ... live.update({...})`.
 
-    def __init__(self, label: str, enabled: bool, delay: float = 2.0):
+    `note`: shown at the end of the line, e.g. that the run has no time limit (a MIP solver's
+    bound and node count can stand still for minutes: the line says it is not hung)."""
+
+    def __init__(self, label: str, enabled: bool, delay: float = 2.0, note: str = ""):
         self.label = label
         self.enabled = enabled
         self.delay = delay
+        self.note = note
         self.info: dict[str, Any] = {}
         self._began = time.monotonic()
         self._stop = threading.Event()
@@ -69,8 +73,8 @@ class LiveStatus:
 
     def text(self) -> str:
         elapsed = time.monotonic() - self._began
-        measure = describe(self.info)
-        return f"{self.label}  {elapsed:5.0f} s" + (f"  {measure}" if measure else "")
+        parts = [f"{self.label}  {elapsed:5.0f} s", describe(self.info), self.note]
+        return "  ".join(part for part in parts if part)
 
     def __enter__(self) -> LiveStatus:
         self._began = time.monotonic()

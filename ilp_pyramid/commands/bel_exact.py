@@ -23,24 +23,53 @@ from ilp_pyramid.puzzles.bel.puzzle import PUZZLE
 # As cli_common's (which loads Typer and Rich): 1 no solution, 3 time limit.
 EXIT_NO_SOLUTION, EXIT_TIMEOUT = 1, 3
 
+# The end of the live line of a run without a time limit: a MIP solver's bound and node count
+# can stand still for minutes (`bound 0  0 nodes` at N=4), which looks hung.
+NO_LIMIT = "no time limit: Ctrl-C to stop"
+# From this N on, an exact MIP run without a time limit is known to be long. Measured, whole
+# process (docs/mip.md, seeds 0-4): N=3 took 1.2-1.5 s with SCIP's defaults, 2.1-9.6 s with
+# HiGHS's, 1.8-7.0 s with Gurobi; CBC solved none of 3 runs within 30 s
+# (docs/mip_vs_sat.jsonl), nor 1 within 120 s under a load of 5-9 (docs/sat.md), and one run
+# in 103 s (load 2). N=4: no MIP solver within 60 s (docs/mip.md), HiGHS and CBC not within
+# 120 s (docs/sat.md).
+LONG_FROM = 3
+
 
 def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOptions,
                 card: str | None, strategies: list[str], engine: Engine | None,
                 json_out: bool) -> protocol.Result:
     """One exact solve as `solve` makes it: the first line of text, the live status line on
-    a terminal, the verified result; named after the auto engine when auto chose it."""
+    a terminal, the verified result; named after the auto engine when auto chose it. A MIP
+    run without a time limit says so on the live line, and at the start, on stderr, when it
+    is known to be long (`long_run_note`)."""
     solver = protocol.solver_for(PUZZLE, solver)  # the object passed on: resolved once
     if not json_out:
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
               f"{how}, formulation {formulation}", flush=True)
+    unbounded = solver.family == "mip" and options.time_limit is None
+    if unbounded and engine is None and n >= LONG_FROM:
+        print(long_run_note(n), file=sys.stderr, flush=True)
     label = f"N={n} {engine.name if engine else 'exact:' + solver.name}"
-    with LiveStatus(label, enabled=not json_out and sys.stderr.isatty()) as live:
+    with LiveStatus(label, enabled=not json_out and sys.stderr.isatty(),
+                    note=NO_LIMIT if unbounded else "") as live:
         result = protocol.solve(PUZZLE, n, solver, with_progress(options, live.update),
                                 formulation=formulation, card=card, strategies=strategies)
     if engine is not None:
         result.keys = {**result.keys, "method": "auto", "engine": engine.name}
     return result
+
+
+def long_run_note(n: int) -> str:
+    """The line on stderr before an exact MIP run at N >= LONG_FROM without a time limit."""
+    if n == LONG_FROM:
+        outlook = ("may run for minutes (measured: 1-10 s with HiGHS, SCIP or Gurobi, 100 s "
+                   "or more with CBC)")
+    else:
+        outlook = ("may run for a long time (measured: no MIP solver answered "
+                   f"{'' if n == 4 else 'N=4 '}within 60 s)")
+    return (f"note: no time limit; exact MIP at N={n} {outlook}: bound it with --time-limit "
+            f"SECONDS, or drop --solver for the fastest engine")
 
 
 def show(result: protocol.Result, json_out: bool, extra: dict | None = None) -> int:

@@ -31,6 +31,12 @@ from ilp_pyramid.puzzles.bel.lns.race import RaceOutcome, process_cpu, race_lns,
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 
 METHODS = ("exact", "lns")
+# Said on a terminal before a run whose search kernels numba must compile first (nothing else
+# shows for those seconds). Measured on the 2-core machine, `solve 5 --seed 0` with an empty
+# NUMBA_CACHE_DIR against a warm one, 3 runs each: 24-26 CPU s against 15, 17-31 s of wall
+# time against 8-10 (the compile is serial, ~10 CPU s). Later runs load the kernels from
+# numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the sources) in ~0.2 s.
+COMPILING = "compiling the search kernels (first run only, ~10 s)..."
 # The hybrid search as a solve result: its "form" is no model a solver takes, but the search.
 FORM = "lns"
 
@@ -108,6 +114,8 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
         searches = f"{jobs} racing local searches" if jobs > 1 else "local search"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
                       f"{searches} + {repair} repair", markup=False, soft_wrap=True)
+    if err_console.is_terminal:
+        say_compiling()
     with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
         def progress(p: Any) -> None:
             live.update(p)
@@ -123,6 +131,16 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
     if result.solution is not None:
         write_output(output, result.solution.to_drawing())
     return 0 if result.solved else EXIT_TIMEOUT
+
+
+def say_compiling() -> None:
+    """One line on stderr when the search's kernels are not compiled yet. A terminal only:
+    it is for a person watching a silent screen, and it would make a script's stderr differ
+    between a first run and the next; with --json too (stdout stays the one object)."""
+    from ilp_pyramid.puzzles.bel.lns.search import kernels_cached  # numba
+
+    if not kernels_cached():
+        err_console.print(COMPILING, markup=False, soft_wrap=True)
 
 
 def print_text(race: RaceOutcome) -> None:

@@ -391,6 +391,29 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
 
 # -- the Python side ---------------------------------------------------------------------------
 
+def kernels_cached() -> bool:
+    """Whether the first call of the search loads its compiled kernels (this process has
+    them, or numba's cache holds them for this source, numba and machine) rather than
+    compiling them, which takes seconds: a command says so before a run that compiles.
+
+    The look is numba's own (its cache index and the key it would load by); where a numba
+    without these internals cannot tell, True: no message rather than a wrong one.
+    """
+    try:
+        return all(_cached(kernel) for kernel in (init_state, run_moves))
+    except Exception:  # noqa: BLE001 - numba's private cache API changed: say nothing
+        return True
+
+
+def _cached(kernel) -> bool:
+    if kernel.overloads:
+        return True
+    cache = kernel._cache
+    codegen = kernel.targetctx.codegen()
+    index = cache._cache_file._load_index()
+    return any(cache._index_key(key[0], codegen) == key for key in index)
+
+
 def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
     """Random line labels that meet the counting condition: every label's lines add up to
     N(2N+1) cells. Lines go longest first, each to a random label that still has room (half
