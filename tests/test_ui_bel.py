@@ -1,10 +1,12 @@
 """The Bel's Pyramid page: its API in-process (the CLI's own commands as runs) and the page
-in headless Chromium (solve N=4 and see it drawn, Stop an N=6 search, open a file)."""
+in headless Chromium (solve N=4 and see it drawn, Stop an N=6 search and see its best state
+drawn, open a file: a solution, a near-solution with its faults marked)."""
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -23,13 +25,20 @@ from tests.ui_support import drag_turns_the_scene, screenshot
 FIXTURES = Path(__file__).parent / "fixtures" / "bel"
 VALID = FIXTURES / "n3-example.txt"
 INVALID = FIXTURES / "n3-one-label-changed.txt"  # one Z label of VALID changed: 1 for 2
+# A hunt's best state of N=6 (its best.json): one cube repeated, one missing.
+NEAR = Path(__file__).resolve().parents[1] / "docs" / "bel_n6_best.json"
 STATIC = Path(page.__file__).resolve().parents[1] / "static"
 
 
 def run_to_end(client, answer) -> dict:
     """Follow a started run's events; its done event."""
     assert answer.status_code == 200, answer.text
-    with client.stream("GET", f"/api/runs/{answer.json()['run']}/events") as events:
+    return done_of(client, answer.json()["run"])
+
+
+def done_of(client, run_id: str) -> dict:
+    """The run's done event (its events read to the end)."""
+    with client.stream("GET", f"/api/runs/{run_id}/events") as events:
         for line in events.iter_lines():
             if line.startswith("data: ") and json.loads(line[6:])["type"] == "done":
                 return json.loads(line[6:])
@@ -92,6 +101,57 @@ def test_a_time_limit_without_a_solution_is_exit_3(ui_client):
     assert done["result"]["best_conflicts"] > 0
 
 
+def test_stop_keeps_the_best_state_and_its_count(ui_client):
+    started = ui_client.post("/api/bel/solve", json={"n": 6, "time_limit": 120})
+    assert started.status_code == 200, started.text
+    run_id = started.json()["run"]
+    # Watched through its state (the test client hands a stream over only once complete).
+    deadline = time.monotonic() + 60
+    while True:
+        state = ui_client.get(f"/api/runs/{run_id}").json()
+        last = state["last"] or {}
+        if last.get("type") == "progress" and last["info"].get("best") is not None:
+            break
+        assert time.monotonic() < deadline and not state["done"], state
+        time.sleep(0.1)
+    seen = last["info"]["best"]
+    assert ui_client.post(f"/api/runs/{run_id}/stop", json={}).status_code == 200
+    done = done_of(ui_client, run_id)
+    assert done["exit"] == 130 and done["stopped"]
+    result = done["result"]
+    assert result["status"] == "interrupted" and result["solution"] is None
+    best = result["best"]
+    assert best["n"] == 6 and 0 < best["conflicts"] == result["best_conflicts"] <= seen
+    # The labels are the state counted: the checker finds that many repeated cubes.
+    assert verify_solution(parse_json(json.dumps(best))).conflicts == best["conflicts"]
+    # What the page then draws: the build list of every cell, the repeated cubes' cells.
+    drawn = ui_client.post("/api/bel/open", json={"text": json.dumps(best)}).json()
+    assert not drawn["valid"] and drawn["conflicts"] == best["conflicts"]
+    assert len(drawn["cubes"]) == cell_count(6)
+    assert sum(len(r["cells"]) - 1 for r in drawn["repeated"]) == best["conflicts"]
+
+
+def test_a_near_solution_opened_comes_back_with_its_faults_and_build_list(ui_client):
+    text = NEAR.read_text()
+    answer = ui_client.post("/api/bel/open", json={"text": text})
+    assert answer.status_code == 200
+    answer = answer.json()
+    solution = parse_any(text)
+    verdict = verify_solution(solution)
+    assert answer["n"] == 6 and answer["valid"] is False
+    assert answer["reasons"] == verdict.reasons()
+    assert answer["conflicts"] == verdict.conflicts == json.loads(text)["conflicts"]
+    assert answer["cubes"] == build_list(solution)
+    assert answer["missing"] == [list(cube) for cube in verdict.missing] != []
+    assert [r["cube"] for r in answer["repeated"]] == [list(c) for c in sorted(verdict.duplicates)]
+    # Each repeated cube's cells are exactly the build list's cells showing that cube.
+    for repeated in answer["repeated"]:
+        cells = [{"x": row["x"], "y": row["y"], "h": row["h"]} for row in answer["cubes"]
+                 if row["cube"] == repeated["cube"]]
+        assert len(cells) > 1 and sorted(cells, key=lambda c: (c["x"], c["y"], c["h"])) \
+            == repeated["cells"]
+
+
 @pytest.mark.parametrize("form", ["drawing", "json", "csv"])
 def test_a_solution_opened_is_verified_and_its_build_list_comes_back(ui_client, form):
     solution = parse_any(VALID.read_text())
@@ -107,10 +167,17 @@ def test_a_solution_opened_is_verified_and_its_build_list_comes_back(ui_client, 
 def test_an_invalid_solution_comes_back_with_the_checkers_reasons(ui_client):
     answer = ui_client.post("/api/bel/open", json={"text": INVALID.read_text()})
     assert answer.status_code == 200
-    reasons = verify_solution(parse_any(INVALID.read_text())).reasons()
-    assert answer.json() == {"n": 3, "valid": False, "reasons": reasons}
+    solution = parse_any(INVALID.read_text())
+    reasons = verify_solution(solution).reasons()
+    assert {key: answer.json()[key] for key in ("n", "valid", "reasons")} == \
+        {"n": 3, "valid": False, "reasons": reasons}
     assert reasons == ["cube {1,1,2} appears 2 times: at (x=0, y=0, h=0), (x=2, y=1, h=1)",
                        "cube {1,2,2} is missing"]
+    # Drawn anyway, its faults marked: the cells of {1,1,2}, the missing {1,2,2}.
+    assert answer.json()["cubes"] == build_list(solution)
+    assert answer.json()["repeated"] == [{"cube": [1, 1, 2], "cells": [
+        {"x": 0, "y": 0, "h": 0}, {"x": 2, "y": 1, "h": 1}]}]
+    assert answer.json()["missing"] == [[1, 2, 2]] and answer.json()["conflicts"] == 1
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -198,21 +265,36 @@ def test_stop_on_a_search_of_6_stops_it_and_leaves_no_process(ui_server, browser
     page.fill("#time-limit", "600")
     page.click("#solve")
     # The live line shows the search's own measures (the CLI's status line's).
-    page.wait_for_function("document.getElementById('progress').textContent"
+    page.wait_for_function("() => document.getElementById('progress').textContent"
                            ".includes('repeated cubes')", timeout=120_000)
     assert re.search(r"best \d+ repeated cubes .*[\d,]+ moves", page.text_content("#progress"))
     runs = live_children(ui_server.process.pid)
     assert len(runs) == 1
     assert page.is_disabled("#solve") and not page.is_disabled("#stop")
+    seen = int(re.search(r"best (\d+) repeated", page.text_content("#progress")).group(1))
     page.click("#stop")
-    page.wait_for_function("document.getElementById('progress').textContent"
+    page.wait_for_function("() => document.getElementById('progress').textContent"
                            ".startsWith('stopped after')", timeout=10_000)
-    assert page.text_content("#verdict") == "stopped: no solution"
     assert page.text_content("#error") == ""  # asked for, not an error
     assert gone(runs, within=2.0) == set()
-    assert live_children(ui_server.process.pid) == set()
     assert not page.is_disabled("#solve")
-    assert page.locator("#answer").is_hidden()
+    # The best state reached is kept and drawn, its repeated cubes outlined (the page has it
+    # checked by `render`, a run of its own, which is over once it is drawn).
+    page.wait_for_selector(f"#scene[data-cubes='{cell_count(6)}']", timeout=30_000)
+    assert live_children(ui_server.process.pid) == set()
+    verdict = page.text_content("#verdict")
+    found = re.fullmatch(r"stopped after [\d.]+ s without a solution; the best state reached, "
+                         r"N=6: (\d+) repeated cubes?, (\d+) missing cubes?", verdict)
+    assert found, verdict
+    count = int(found.group(1))
+    assert 0 < count <= seen
+    repeated = int(page.get_attribute("#scene", "data-repeated"))
+    assert count < repeated <= 2 * count  # every cell of a repeated cube: the first ones too
+    assert page.locator("#build tr.repeated").count() == repeated
+    assert page.locator("#reasons li").count() == len(re.findall(
+        r"appears", page.text_content("#reasons"))) + int(found.group(2))
+    page.check("#faults-only")
+    assert page.get_attribute("#scene", "data-cubes") == str(repeated)
 
 
 @pytest.mark.browser
@@ -228,18 +310,39 @@ def test_a_solution_file_is_verified_and_drawn(ui_server, browser_page):
     row = build_list(parse_any(VALID.read_text()))[0]
     assert first[-3:] == [str(row["faces_x"]), str(row["faces_y"]), str(row["faces_z"])]
     assert page.evaluate(PAINTED) > 10_000
-    # A wrong labelling: the checker's reasons, nothing drawn.
+    assert page.locator("#faults").is_hidden() and page.locator("#faults-only").is_hidden()
+    # A wrong labelling: the checker's reasons, and drawn with its faults marked.
     page.set_input_files("#file", str(INVALID))
-    page.wait_for_function("document.getElementById('verdict').textContent"
+    page.wait_for_function("() => document.getElementById('verdict').textContent"
                            ".includes('invalid')", timeout=30_000)
-    assert page.text_content("#verdict") == "n3-one-label-changed.txt: invalid: N=3"
-    assert page.locator("#reasons li").all_text_contents() == \
-        verify_solution(parse_any(INVALID.read_text())).reasons()
-    assert page.locator("#answer").is_hidden()
+    assert page.text_content("#verdict") == \
+        "n3-one-label-changed.txt: invalid: N=3: 1 repeated cube, 1 missing cube"
+    verdict = verify_solution(parse_any(INVALID.read_text()))
+    assert page.locator("#reasons li").all_text_contents() == verdict.reasons()
+    page.wait_for_selector(f"#scene[data-cubes='{cell_count(3)}']")
+    [(cube, cells)] = verdict.duplicates.items()
+    assert page.get_attribute("#scene", "data-repeated") == str(len(cells))
+    assert page.locator("#build tr.repeated").count() == len(cells)
+    marked = [row.split()[1:4] for row in page.locator("#build tr.repeated").all_inner_texts()]
+    assert marked == [[f"({x},", f"{y},", f"{h})"] for x, y, h in cells]
+    assert page.locator("#missing li").all_text_contents() == [
+        "".join(map(str, missing)) for missing in verdict.missing]
+    # A hunt's near-solution of N=6: the same, among 286 cubes; alone on request.
+    page.set_input_files("#file", str(NEAR))
+    page.wait_for_selector(f"#scene[data-cubes='{cell_count(6)}']", timeout=30_000)
+    near = verify_solution(parse_any(NEAR.read_text()))
+    shown = sum(len(cells) for cells in near.duplicates.values())
+    assert page.get_attribute("#scene", "data-repeated") == str(shown)
+    assert page.locator("#missing li").count() == len(near.missing)
+    page.check("#faults-only")
+    assert page.get_attribute("#scene", "data-cubes") == str(shown)
+    assert page.evaluate(PAINTED) > 1_000
+    page.uncheck("#faults-only")
+    assert page.get_attribute("#scene", "data-cubes") == str(cell_count(6))
     # A file that is no solution: the reader's one line.
     page.set_input_files("#file", files=[{"name": "notes.txt", "mimeType": "text/plain",
                                           "buffer": b"hello"}])
-    page.wait_for_function("document.getElementById('error').textContent.length > 0",
+    page.wait_for_function("() => document.getElementById('error').textContent.length > 0",
                            timeout=30_000)
     assert page.text_content("#error") == \
         "not a Knuth drawing: the first line must be the '+---+' border"

@@ -241,7 +241,7 @@ def test_a_pinned_pyramid_challenge_is_counted_and_listed(ui_server, browser_pag
     assert page.locator("#listing .iq-item").count() == 10
     assert "page 1 of 2" in page.text_content("#page-info")
     page.click("#next")
-    page.wait_for_function("document.querySelectorAll('#listing .iq-item').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#listing .iq-item').length === 2")
     assert "page 2 of 2" in page.text_content("#page-info")
     page.click("#listing .iq-item")
     assert page.get_attribute("#scene", "data-filled") == "30"
@@ -269,7 +269,8 @@ def test_stop_ends_a_long_count_and_leaves_nothing_running(ui_server, browser_pa
     page = browser_page
     open_page(page, ui_server.url, "rectangle")
     page.click("#count")  # 371,020 fillings on one job: far longer than this test waits
-    page.wait_for_function("document.getElementById('progress').textContent.startsWith('running')")
+    page.wait_for_function(
+        "() => document.getElementById('progress').textContent.startsWith('running')")
     assert descendants(ui_server.process.pid)
     page.click("#stop")
     page.wait_for_selector("#answer[data-status='stopped']", timeout=10_000)

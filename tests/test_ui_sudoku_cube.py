@@ -101,7 +101,8 @@ def test_a_bad_sticker_state_is_one_line_as_the_cli_says(ui_client, tmp_path):
     faces["R"][3] = "5?"
     solve = ui_client.post("/api/sudoku-cube/solve", json={"faces": faces})
     assert solve.status_code == 400
-    assert "face R position 4: bad token '5?'" in solve.json()["error"]
+    assert solve.json()["error"] == \
+        "not ready to solve: R4: '5?' is not a digit 1-9 and a direction ^ > v <"
     assert ui_client.post("/api/sudoku-cube/solve",
                           json={"faces": {"U": ["1^"] * 9}}).status_code == 400
     good = generate(1, 5).state.to_dict()
@@ -111,6 +112,36 @@ def test_a_bad_sticker_state_is_one_line_as_the_cli_says(ui_client, tmp_path):
         wrong_solver.json()["error"]
     steps = ui_client.post("/api/sudoku-cube/steps", json={"faces": good, "moves": "R X2"})
     assert steps.status_code == 400 and steps.json()["error"].startswith("move 2: 'X2'")
+
+
+def test_solve_on_an_unfinished_net_says_what_the_live_check_says(ui_client):
+    faces = generate(2, 20).state.to_dict()
+    faces["U"][3], faces["D"][8], faces["B"][2] = "^", "7", "x<"
+    live = ui_client.post("/api/sudoku-cube/check", json={"faces": faces}).json()
+    texts = [problem["text"] for problem in live["problems"]]
+    assert len(texts) == 3
+    solve = ui_client.post("/api/sudoku-cube/solve", json={"faces": faces})
+    assert solve.status_code == 400
+    # The live check's words, not the sticker file parser's ("line 1: ... bad token '^'").
+    assert solve.json()["error"] == "not ready to solve: " + "; ".join(texts)
+    assert "bad token" not in solve.json()["error"]
+    # An empty net: the first three problems, and how many more the live check lists.
+    empty = {face: [""] * 9 for face in FACES}
+    live = ui_client.post("/api/sudoku-cube/check", json={"faces": empty}).json()
+    texts = [problem["text"] for problem in live["problems"]]
+    solve = ui_client.post("/api/sudoku-cube/solve", json={"faces": empty})
+    assert solve.status_code == 400
+    assert solve.json()["error"] == ("not ready to solve: " + "; ".join(texts[:3])
+                                     + f"; and {len(texts) - 3} more (the live check lists "
+                                       "them)")
+    # Every sticker there but the digit counts wrong: the command's own verdict (exit 1).
+    wrong = generate(2, 20).state.to_dict()
+    wrong["F"][4] = _other_digit(wrong["F"][4])
+    started = ui_client.post("/api/sudoku-cube/solve", json={"faces": wrong})
+    assert started.status_code == 200, started.text
+    event = done_event(ui_client, started.json()["run"])
+    assert event["exit"] == 1 and "each digit must appear exactly 6 times" in \
+        event["result"]["reason"]
 
 
 def test_a_scrambled_cube_solves_to_a_verified_answer_with_moves(ui_client):
@@ -199,11 +230,11 @@ def test_type_a_cube_into_the_net_solve_it_and_step_through_the_turns(ui_server,
         f"F3 {given['F'][2][0]}{ARROWS[given['F'][2][1]]}")
     verdict = _verdict(page)
     page.wait_for_function(
-        "document.querySelector('#problems').textContent.includes('appears 7 times')")
+        "() => document.querySelector('#problems').textContent.includes('appears 7 times')")
     assert "problem" in verdict.inner_text()
     assert "sc-bad" in _sticker(page, "F5").get_attribute("class")
     _sticker(page, "F5").locator("input").press(given["F"][4][0])
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.includes('ready')")
     assert page.locator("#problems li").count() == 0
     assert page.locator("#text").input_value().splitlines()[2] == "F: " + " ".join(given["F"])
 
@@ -241,33 +272,33 @@ def test_the_example_edited_in_the_net_and_pasted_files(ui_server, browser_page)
     page.locator("#scramble").fill("15")
     page.locator("#example").click()
     expected = generate(4, 15).state.to_dict()
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.includes('ready')")
     assert _sticker(page, "L7").locator("input").input_value() == expected["L"][6][0]
     assert _sticker(page, "L7").locator("button").get_attribute("data-dir") == expected["L"][6][1]
 
     _sticker(page, "B2").locator("input").fill("")
     page.wait_for_function(
-        "document.querySelector('#problems').textContent.includes('B2: no digit yet')")
+        "() => document.querySelector('#problems').textContent.includes('B2: no digit yet')")
     _sticker(page, "B2").locator("input").press(expected["B"][1][0])
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.includes('ready')")
 
     other = generate(8, 10).state
     page.locator("#file summary").click()
     page.locator("#text").fill(other.to_text().replace("D: ", "D: 9^ ", 1))
     page.locator("#load").click()
-    page.wait_for_function("document.querySelector('#error').textContent.includes('face D')")
+    page.wait_for_function("() => document.querySelector('#error').textContent.includes('face D')")
     page.locator("#text").fill(other.to_text())
     page.locator("#load").click()
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.includes('ready')")
     assert _sticker(page, "D1").locator("input").input_value() == other.to_dict()["D"][0][0]
 
     # A cube put back with a corner twisted: the digits pass, Solve says why it cannot turn.
     page.locator("#text").fill(generate(3, 20).broken("twist").to_text())
     page.locator("#load").click()
-    page.wait_for_function("document.querySelector('#verdict').textContent.includes('ready')")
+    page.wait_for_function("() => document.querySelector('#verdict').textContent.includes('ready')")
     page.locator("#solve").click()
     page.wait_for_function(
-        "document.querySelector('#error').textContent.includes('not solvable by turning')",
+        "() => document.querySelector('#error').textContent.includes('not solvable by turning')",
         timeout=120_000)
     assert "corner twists" in page.locator("#error").inner_text()
     assert page.locator("#answer").is_hidden()

@@ -3,11 +3,12 @@ on the app, and a headless Chromium page (Debian's /usr/bin/chromium driven by P
 no browser is ever downloaded).
 
 tests/conftest.py makes the fixtures `ui_server`, `ui_client` and `browser_page` available
-to every test module.
+to every test module; `phone()` is the same Chromium as a 390 px wide phone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -121,26 +123,72 @@ def ui_client():
         yield client
 
 
-@pytest.fixture
-def browser_page():
-    """A fresh page in headless Chromium (skipped nowhere: a missing browser is a failure,
-    the `browser` marker keeps these tests out of the default run)."""
+@contextlib.contextmanager
+def chromium_page(**options) -> Iterator:
+    """A fresh page in headless Chromium with Playwright's context `options` (skipped
+    nowhere: a missing browser is a failure, the `browser` marker keeps these tests out of
+    the default run)."""
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
         raise AssertionError(f"no Chromium at {CHROMIUM}: apt-get install chromium")
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900})
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **options)
         try:
-            page = context.new_page()
-            yield page
+            yield context.new_page()
         finally:
             context.close()
 
 
+@pytest.fixture
+def browser_page():
+    """A fresh page in headless Chromium, 1280 x 900."""
+    with chromium_page(viewport={"width": 1280, "height": 900}) as page:
+        yield page
+
+
+# A phone: 390 x 844 CSS pixels at 3 device pixels each, touch, and a mobile browser's
+# viewport rules (without a viewport tag, a page is laid out 980 px wide and shrunk).
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3,
+         "is_mobile": True, "has_touch": True}
+# Runs before every page's own scripts (Playwright's init script is not the page's, so the
+# page's Content-Security-Policy does not apply to it): every violation the page causes.
+WATCH_CSP = """
+window.cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.cspViolations.push(
+    `${e.effectiveDirective} blocked ${e.blockedURI || "inline"} ` +
+    `(${e.sourceFile}:${e.lineNumber})`));
+"""
+
+
+@dataclass
+class Phone:
+    page: Any
+    console: list[str]  # the console's errors and warnings
+
+    def csp_violations(self) -> list[str]:
+        """The page's Content-Security-Policy violations: its events and the console's lines."""
+        seen = self.page.evaluate("() => window.cspViolations || []")
+        return seen + [line for line in self.console if "Content Security Policy" in line]
+
+
+@contextlib.contextmanager
+def phone() -> Iterator[Phone]:
+    """A fresh page in headless Chromium as a 390 px wide phone, watching for CSP
+    violations."""
+    with chromium_page(**PHONE) as page:
+        console: list[str] = []
+        page.on("console", lambda message: console.append(message.text)
+                if message.type in ("error", "warning") else None)
+        page.add_init_script(WATCH_CSP)
+        yield Phone(page, console)
+
+
 SCREENSHOTS_VARIABLE = "ILP_PYRAMID_SCREENSHOTS"
+# The phone's pictures (tests/test_ui_phone.py) go to a folder of their own: the README's
+# renewal (ILP_PYRAMID_SCREENSHOTS=docs) takes the desktop ones only.
+PHONE_SCREENSHOTS_VARIABLE = "ILP_PYRAMID_PHONE_SCREENSHOTS"
 
 
 def drag_turns_the_scene(page, start: tuple[int, int], to: tuple[int, int]) -> bool:
@@ -156,10 +204,10 @@ def drag_turns_the_scene(page, start: tuple[int, int], to: tuple[int, int]) -> b
     return page.evaluate(picture) != before
 
 
-def screenshot(page, name: str) -> None:
-    """Save the page as `name` in the folder ILP_PYRAMID_SCREENSHOTS names (docs/ when the
-    README's pictures are renewed: `ILP_PYRAMID_SCREENSHOTS=docs pytest -m browser`); a
-    test run without it writes nothing."""
-    folder = os.environ.get(SCREENSHOTS_VARIABLE)
+def screenshot(page, name: str, variable: str = SCREENSHOTS_VARIABLE) -> None:
+    """Save the page as `name` in the folder ILP_PYRAMID_SCREENSHOTS (or `variable`) names
+    (docs/ when the README's pictures are renewed: `ILP_PYRAMID_SCREENSHOTS=docs pytest -m
+    browser`); a test run without it writes nothing."""
+    folder = os.environ.get(variable)
     if folder:
         page.screenshot(path=os.path.join(folder, name), full_page=True)

@@ -16,7 +16,7 @@ from ilp_pyramid.puzzles.bel.cubes import build_list, parse_any, to_csv
 from ilp_pyramid.puzzles.bel.html import html_text
 from ilp_pyramid.puzzles.bel.render import png_bytes
 from ilp_pyramid.puzzles.bel.solution import BelSolution
-from ilp_pyramid.verify.bel import verify_solution
+from ilp_pyramid.verify.bel import BelVerdict, verify_solution
 
 PngOpt = typer.Option(None, "--png", help="Write a picture: the pyramid in 3-D with every "
                                           "visible face labelled, and its levels from the top.")
@@ -94,6 +94,18 @@ def cubes_table(rows: list[dict]) -> Table:
     return table
 
 
+def faults(verdict: BelVerdict) -> dict:
+    """An invalid labelling's faults as --json keys: `conflicts` (repeated cubes: the cells
+    beyond the first that show a cube), `repeated` (each such cube and every cell showing
+    it), `missing` (the cubes no cell shows), `strays` (cubes with a label out of range)."""
+    return {"conflicts": verdict.conflicts,
+            "repeated": [{"cube": list(cube), "cells": [{"x": x, "y": y, "h": h}
+                                                        for x, y, h in cells]}
+                         for cube, cells in sorted(verdict.duplicates.items())],
+            "missing": [list(cube) for cube in verdict.missing],
+            "strays": [list(cube) for cube in verdict.strays]}
+
+
 def render(
     file: Path = typer.Argument(..., help="A solution: Knuth's drawing, the solve --json "
                                           "object or a --cubes-csv build list."),
@@ -105,7 +117,11 @@ def render(
 ) -> None:
     """Draw a solution (after verifying it): a PNG, an interactive HTML view, the build list.
 
-    Exit codes: 0 drawn, 1 the solution is invalid (nothing is written), 2 bad input.
+    An invalid labelling (a search's best state, a hunt's best.json) is drawn nowhere, but
+    --json lists its faults: the repeated cubes with the cells that show them, the missing
+    cubes, and with --cubes its build list, so that a viewer can mark them.
+
+    Exit codes: 0 drawn, 1 the solution is invalid (no file is written), 2 bad input.
     """
     pictures = Pictures(png, html, cubes, cubes_csv)
     if not pictures.wanted():
@@ -114,7 +130,9 @@ def render(
     verdict = verify_solution(solution)
     if not verdict.valid:
         if json_out:
-            print_json({"n": solution.n, "valid": False, "reasons": verdict.reasons()})
+            print_json({"n": solution.n, "valid": False, "reasons": verdict.reasons(),
+                        **faults(verdict),
+                        **({"cubes": build_list(solution)} if cubes else {})})
         else:
             console.print(f"invalid: N={solution.n}; nothing drawn")
             for reason in verdict.reasons():

@@ -3,13 +3,18 @@
 The answer has the same form as the exact method's: the verified drawing (or the same --json
 object: the common keys of every solve, the exact method's, and a few of its own), exit 3 and
 status "timeout" when the time limit passes first. The live line (best repeated cubes so far)
-goes to stderr, never with --json.
+goes to stderr, never with --json. A search that ends without a solution still has a closest
+state: --json gives it as `best` (N, its count of repeated cubes, its labels; the form of a
+hunt's best.json, which `render` and `verify` read), at the time limit and on Ctrl-C too
+(status "interrupted", exit 130: the one JSON object is printed before the command ends).
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +31,7 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.progress import feed
 from ilp_pyramid.puzzles.bel.geometry import cell_count
-from ilp_pyramid.puzzles.bel.lns.arrays import arrays
+from ilp_pyramid.puzzles.bel.lns.arrays import arrays, labels_to_solution
 from ilp_pyramid.puzzles.bel.lns.race import RaceOutcome, process_cpu, race_lns, seeds
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIR_SOLVERS, REPAIRS
 
@@ -89,14 +94,17 @@ class LiveLine:
 
 
 def run_search(n: int, repair: str, time_limit: float | None, seed: int | None, jobs: int = 1,
-               progress: Callable | None = None) -> RaceOutcome:
-    """One search in this process (`jobs` 1, as ever), or `jobs` racing (lns/race.py)."""
+               progress: Callable | None = None, on_best: Callable | None = None
+               ) -> RaceOutcome:
+    """One search in this process (`jobs` 1, as ever), or `jobs` racing (lns/race.py).
+    `on_best(conflicts, labels)`: every new best state (of any search of a race)."""
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns  # numba
 
     if jobs > 1:
-        return race_lns(n, repair, jobs, time_limit, seed, progress)
+        return race_lns(n, repair, jobs, time_limit, seed, progress, on_best)
     cpu0 = process_cpu()
-    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=progress)
+    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=progress,
+                        on_best=on_best)
     return RaceOutcome(outcome, 1, 0 if outcome.status == SOLVED else None, seeds(seed, 1)[0],
                        process_cpu() - cpu0)
 
@@ -116,13 +124,19 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
                       f"{searches} + {repair} repair", markup=False, soft_wrap=True)
     if err_console.is_terminal:
         say_compiling()
-    with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
-        def progress(p: Any) -> None:
-            live.update(p)
-            if on_progress is not None:
-                on_progress(p.best, p.seconds)
+    closest = Closest(n, repair, jobs, seed)
+    try:
+        with LiveLine(enabled=not json_out and err_console.is_terminal) as live:
+            def progress(p: Any) -> None:
+                live.update(p)
+                closest.progress = p
+                if on_progress is not None:
+                    on_progress(p.best, p.seconds)
 
-        race = run_search(n, repair, time_limit, seed, jobs, progress)
+            race = run_search(n, repair, time_limit, seed, jobs, progress, closest.keep)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: say what the search had, then end as asked
+        show_interrupted(closest.outcome(), json_out, json_extra)
+        raise
     result = lns_result(race, json_extra)
     if json_out:
         print_json(result.to_json())
@@ -141,6 +155,55 @@ def say_compiling() -> None:
 
     if not kernels_cached():
         err_console.print(COMPILING, markup=False, soft_wrap=True)
+
+
+@dataclass
+class Closest:
+    """What a search has seen so far: its fewest repeated cubes and their labels (`keep` is
+    its `on_best`), its last live measures; what an interrupted search still has to show."""
+
+    n: int
+    repair: str
+    jobs: int
+    seed: int | None
+    conflicts: int | None = None
+    labels: Any = None
+    progress: Any = None
+    began: float = 0.0
+    cpu0: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.began, self.cpu0 = time.perf_counter(), process_cpu()
+
+    def keep(self, conflicts: int, labels: Any) -> None:
+        if self.conflicts is None or conflicts < self.conflicts:
+            self.conflicts, self.labels = int(conflicts), labels.copy()
+
+    def outcome(self) -> RaceOutcome:
+        """The search so far as an interrupted outcome (no solution, its best state)."""
+        import numpy as np
+
+        from ilp_pyramid.puzzles.bel.lns.driver import INTERRUPTED, LnsOutcome
+
+        p = self.progress
+        outcome = LnsOutcome(
+            self.n, self.repair, INTERRUPTED, time.perf_counter() - self.began,
+            -1 if self.conflicts is None else self.conflicts,
+            np.zeros(0, np.int32) if self.labels is None else self.labels,
+            p.moves if p else 0, p.restarts if p else 0, p.repairs.copy() if p else Counter())
+        return RaceOutcome(outcome, self.jobs, None, seeds(self.seed, self.jobs)[0],
+                           process_cpu() - self.cpu0)
+
+
+def show_interrupted(race: RaceOutcome, json_out: bool, json_extra: dict | None) -> None:
+    """An interrupted search's answer: --json's one object (status "interrupted", its best
+    state), or the line the time limit would print."""
+    outcome = race.outcome
+    if json_out:
+        print_json(lns_result(race, json_extra).to_json())
+    elif outcome.best_conflicts >= 0:
+        console.print(f"interrupted after {outcome.seconds:.1f} s: best state had "
+                      f"{outcome.best_conflicts} repeated cubes")
 
 
 def print_text(race: RaceOutcome) -> None:
@@ -168,8 +231,10 @@ def lns_result(race: RaceOutcome, json_extra: dict | None = None) -> protocol.Re
     solve, then the exact method's keys, the search's own and the race's."""
     outcome = race.outcome
     solved = outcome.solution is not None
+    status = (Status.SOLVED if solved else
+              Status.INTERRUPTED if outcome.status == Status.INTERRUPTED else Status.TIMEOUT)
     return protocol.Result(
-        "bel", Status.SOLVED if solved else Status.TIMEOUT, f"lns+{outcome.repair}", FORM,
+        "bel", status, f"lns+{outcome.repair}", FORM,
         outcome.seconds, solution=outcome.solution, instance=outcome.n,
         solve_seconds=outcome.seconds,
         keys={**outcome_json(outcome), **race_json(race), **(json_extra or {})})
@@ -184,8 +249,10 @@ def race_json(race: RaceOutcome) -> dict:
 
 
 def outcome_json(outcome: Any) -> dict:
-    """The exact method's --json keys, then the search's own."""
+    """The exact method's --json keys, then the search's own; `best`, the closest state, when
+    there is no solution (None before the search had a state)."""
     solved = outcome.solution is not None
+    interrupted = outcome.status == Status.INTERRUPTED and not solved
     return {
         "n": outcome.n,
         "formulation": "lns",
@@ -195,10 +262,11 @@ def outcome_json(outcome: Any) -> dict:
         "variables": arrays(outcome.n).num_lines,
         "constraints": 0,
         "solution": outcome.solution.to_dict() if solved else None,
-        "message": f"found by {outcome.solved_by}" if solved else "time limit reached",
+        "message": (f"found by {outcome.solved_by}" if solved else
+                    "interrupted" if interrupted else "time limit reached"),
         "method": "lns",
         "repair": outcome.repair,
-        "best_conflicts": outcome.best_conflicts,
+        "best_conflicts": outcome.best_conflicts if outcome.best_conflicts >= 0 else None,
         "moves": outcome.moves,
         "moves_per_second": round(outcome.moves_per_second),
         "restarts": outcome.restarts,
@@ -206,4 +274,14 @@ def outcome_json(outcome: Any) -> dict:
         "repair_seconds": round(outcome.repair_seconds, 3),
         "slowest_repair_seconds": round(outcome.slowest_repair, 3),
         "solved_by": outcome.solved_by,
+        "best": None if solved else best_json(outcome),
     }
+
+
+def best_json(outcome: Any) -> dict | None:
+    """The closest state of a search without a solution: N, its repeated cubes, its labels
+    (as a hunt's best.json has them), or None if the search had none yet."""
+    if outcome.best_conflicts < 0 or len(outcome.best_labels) == 0:
+        return None
+    return {"n": outcome.n, "conflicts": outcome.best_conflicts,
+            "solution": labels_to_solution(outcome.n, outcome.best_labels).to_dict()}

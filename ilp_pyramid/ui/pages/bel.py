@@ -8,9 +8,13 @@ page shows is what a terminal would have printed, verified the same way:
   none); the page follows its progress and Stop like any run;
 - `POST /api/bel/open` {text} (a solution file's contents, read by the browser; never a
   path) runs `render FILE --cubes --json` on it in the run's own folder and answers when it
-  is done: the checker's verdict, the reasons when the labelling is wrong, and the build
-  list (cell, cube, the labels facing x, y, z) the page draws the pyramid from. The page
-  sends a finished solve's answer the same way, so everything drawn went through `render`.
+  is done: the checker's verdict, and the build list (cell, cube, the labels facing x, y,
+  z) the page draws the pyramid from; for a labelling that is no solution (a hunt's
+  best.json), the reasons and the faults too (the repeated cubes and their cells, the
+  missing cubes), which the page marks on the drawing. The page sends a finished solve's
+  answer the same way, and the `best` state a search without a solution prints (at its time
+  limit, or stopped: `solve --json` prints it on SIGINT too), so everything drawn went
+  through `render`.
 
 The page reaches the puzzle through the registry only (tests/test_layers.py).
 """
@@ -151,7 +155,8 @@ async def open_solution(request: Request) -> Response:
 
 def verdict(event: dict) -> Response:
     """`render --cubes --json`'s answer: exit 0 valid (with the build list), 1 invalid (with
-    the reasons), 2 bad input (its one line, HTTP 400), 130 stopped."""
+    the reasons, the faults and the build list), 2 bad input (its one line, HTTP 400), 130
+    stopped."""
     result = event.get("result")
     if event.get("exit") in (0, 1) and isinstance(result, dict):
         return JSONResponse(result)

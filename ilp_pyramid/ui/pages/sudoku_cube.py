@@ -12,6 +12,8 @@ child process, the state written in the file format into the run's own folder.
     POST /api/sudoku-cube/parse     {text} -> {faces}: a sticker file pasted into the page
     POST /api/sudoku-cube/example   {seed, scramble} -> a generated, scrambled cube
     POST /api/sudoku-cube/solve     {faces, solver, parity, symmetric, time_limit} -> a run
+                                    (400 in the live check's words while a sticker is
+                                    unfinished; digit counts are the command's to judge)
     POST /api/sudoku-cube/steps     {faces, moves, target} -> the cube after every face turn
 """
 
@@ -155,6 +157,15 @@ def problems_of(faces: dict[str, list[str]]) -> dict[str, Any]:
                          "facelets": [name for name, d in digits.items() if d in off]})
     return result
 
+def not_ready(problems: list[dict[str, Any]], shown: int = 3) -> str:
+    """Why Solve cannot start yet, in the live check's words: its first problems and how
+    many more there are."""
+    texts = [problem["text"] for problem in problems]
+    more = len(texts) - shown
+    return ("not ready to solve: " + "; ".join(texts[:shown])
+            + (f"; and {more} more (the live check lists them)" if more > 0 else ""))
+
+
 async def check(request: Request) -> Response:
     return JSONResponse(problems_of(_faces_field(await body_json(request))))
 
@@ -202,7 +213,11 @@ async def solve(request: Request) -> Response:
     from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
 
     data = await body_json(request)
-    state = _state(_faces_field(data))
+    faces = _faces_field(data)
+    live = problems_of(faces)
+    if not live["complete"]:  # stickers still to type: the live check's words, not the
+        raise InputError(not_ready(live["problems"]))  # sticker file parser's
+    state = _state(faces)
     solver = field_choice(data, "solver", _solvers(), DEFAULT_MIP_SOLVER)
     parity = field_choice(data, "parity", PARITY_MODES, DEFAULT_PARITY)
     # One core: the solver's threads stay within the core the run is given.

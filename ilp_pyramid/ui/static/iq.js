@@ -50,9 +50,12 @@ function drawBoard(container, board, letters, {marks = new Map(), onClick = null
     paint(element, letters.get(key(at)));
     return element;
   };
+  // The grid's columns, for the page's style to fit its cells to a narrow screen.
+  const columns = (cells) => String(Math.max(...cells.map((at) => at[0])) + 1);
   if (board.dims === 2) {
     const grid = document.createElement("div");
     grid.className = "iq-grid";
+    grid.style.setProperty("--cols", columns(board.cells));
     for (const at of board.cells) grid.append(cell(at, at[0], at[1]));
     container.append(grid);
     return;
@@ -65,7 +68,9 @@ function drawBoard(container, board, letters, {marks = new Map(), onClick = null
     title.textContent = h === 0 ? "level 1 (bottom)" : `level ${h + 1}`;
     const grid = document.createElement("div");
     grid.className = "iq-grid";
-    for (const at of board.cells.filter((c) => c[2] === h)) grid.append(cell(at, at[0], at[1]));
+    const mine = board.cells.filter((c) => c[2] === h);
+    grid.style.setProperty("--cols", columns(mine));
+    for (const at of mine) grid.append(cell(at, at[0], at[1]));
     level.append(title, grid);
     container.append(level);
   }
@@ -275,7 +280,7 @@ const custom = new Set();
 function drawEditor() {
   const side = state.setup.custom_side, grid = $("custom-grid");
   grid.replaceChildren();
-  grid.style.gridTemplateColumns = `repeat(${side}, 1.5em)`;
+  grid.style.gridTemplateColumns = `repeat(${side}, minmax(0, 1.5em))`;
   for (let y = 0; y < side; y++) {
     for (let x = 0; x < side; x++) {
       const cell = document.createElement("button");

@@ -8,7 +8,11 @@
 //               faces: {"+z": {color: "#fff", text: "2", ink: "#000"}}},
 //              {kind: "ball", at: [x, y, z], radius: 0.5, color: "#e91e63", text: "A"}]);
 // Coordinates: z is up. Face keys: "+x", "-x", "+y", "-y", "+z", "-z". `ink`: the text's
-// colour (dark by default; white reads better on a dark face).
+// colour (dark by default; white reads better on a dark face). `outline`: a cube's edges in
+// this colour, thick (a cube to find among the others).
+// The canvas keeps its width and height attributes as its drawing size; the page's style
+// scales it down to fit a narrow screen (common.css), and a drag is measured in the canvas's
+// own pixels, so it turns the scene as much at any size.
 
 const FACES = {
   "+x": [[1, 0, 0], [[1, -1, -1], [1, 1, -1], [1, 1, 1], [1, -1, 1]]],
@@ -29,7 +33,8 @@ export class Scene {
     });
     canvas.addEventListener("pointermove", (e) => {
       if (last === null) return;
-      this.rotate((e.clientX - last[0]) * 0.01, (e.clientY - last[1]) * 0.01);
+      const zoom = canvas.width / (canvas.getBoundingClientRect().width || canvas.width);
+      this.rotate((e.clientX - last[0]) * 0.01 * zoom, (e.clientY - last[1]) * 0.01 * zoom);
       last = [e.clientX, e.clientY];
     });
     canvas.addEventListener("pointerup", () => { last = null; });
@@ -94,7 +99,8 @@ export class Scene {
       g.closePath();
       g.fillStyle = shade(face.color || item.color || "#cccccc", light);
       g.fill();
-      g.strokeStyle = "#333"; g.lineWidth = 1; g.stroke();
+      g.strokeStyle = item.outline || "#333"; g.lineWidth = item.outline ? 3.5 : 1;
+      g.stroke();
       const text = face.text !== undefined ? face.text : item.text;
       if (text !== undefined && text !== null && -n[1] > 0.35) {
         const cx = points.reduce((a, p) => a + p[0], 0) / 4;

@@ -248,11 +248,26 @@ function solve() {
   $("solve").disabled = true;
   const body = {faces: given, solver: $("solver").value, parity: $("parity").value,
     symmetric: $("symmetric").value, time_limit: $("time-limit").value || null};
-  panel.start("/api/sudoku-cube/solve", body, (event) => showAnswer(given, event))
+  panel.start("/api/sudoku-cube/solve", body,
+    (event) => showAnswer(given, event, body.symmetric))
     .finally(() => { if (!panel.running) $("solve").disabled = false; });
 }
 
-async function showAnswer(given, event) {
+// The digits of the solved grid that point against their face's upright direction: a 1
+// (and a digit the user called symmetric) reads the same upside down, so the model may turn
+// it either way; the page says so rather than leave it looking like a mistake.
+export function turnedOver(faces, directions, symmetric) {
+  const either = new Set(["1", ...String(symmetric || "").replace(/[^1-9]/g, "")]);
+  const turned = [];
+  for (const [face, tokens] of Object.entries(faces)) {
+    tokens.forEach((token, k) => {
+      if (either.has(token[0]) && token[1] !== directions[face]) turned.push(`${face}${k + 1}`);
+    });
+  }
+  return {turned, digits: [...either].sort()};
+}
+
+async function showAnswer(given, event, symmetric) {
   $("solve").disabled = false;
   const result = event.result;
   if (!result || !result.solved) {
@@ -272,6 +287,13 @@ async function showAnswer(given, event) {
   $("summary").textContent = `Solved and verified by the independent checker: every face `
     + `shows 1-9 once, upright (${directions}); reachable in ${steps.moves.length} face turns`
     + (steps.reaches_target ? ", which simulated here end on exactly this grid." : ".");
+  const {turned, digits} = turnedOver(result.faces, result.directions, symmetric);
+  const which = digits.length === 1 ? "a 1 reads" : `${digits.join(", ")} read`;
+  $("symmetric-note").textContent = turned.length === 0 ? ""
+    : `${turned.length === 1 ? "One digit is" : `${turned.length} digits are`} drawn upside `
+      + `down (${turned.join(", ")}): ${which} the same both ways, so a face counts as `
+      + "upright with it pointing either way.";
+  $("symmetric-note").hidden = turned.length === 0;
   drawNet($("solved"), result.faces, null, null);
   const list = $("moves");
   list.textContent = "";

@@ -175,6 +175,12 @@ function show(event) {
       + `Lower bound (the fullest view): ${result.lower_bound}.`
       + (result.check ? ` Cross-check: ${result.check}.` : "")
       + (result.hex ? ` Answer: ${result.hex}.` : "");
+    const floating = floatingCubes(result.layers);
+    $("floating").textContent = floating === 0 ? ""
+      : `${floating === 1 ? "One cube floats" : `${floating} cubes float`} (nothing under `
+        + "them): the puzzle allows it, it asks only that the heap show the three views, not "
+        + "that it could stand.";
+    $("floating").hidden = floating === 0;
     $("layers").textContent = result.layers.map((layer, z) => [
       `z=${z}${z === 0 ? " (top layer)" : ""}`, ...layer].join("\n")).join("\n\n");
     $("scene").hidden = false; $("layers").hidden = false;
@@ -182,6 +188,7 @@ function show(event) {
   }
   scene.set([]);
   $("scene").dataset.cubes = "0";
+  $("floating").hidden = true;
   $("scene").hidden = true; $("layers").hidden = true;
   status.className = "status error";
   if (result.status === "infeasible") {
@@ -192,6 +199,16 @@ function show(event) {
     status.textContent = `No answer (${result.status})`;
     detail.textContent = result.message || "";
   }
+}
+
+// Cubes with no cube right under them and above the bottom layer (the package's z = 0 is
+// the top layer, so "under" is the next layer, z + 1).
+export function floatingCubes(layers) {
+  let floating = 0;
+  layers.forEach((layer, z) => layer.forEach((row, y) => Array.from(row).forEach((ch, x) => {
+    if (ch === "x" && z + 1 < layers.length && layers[z + 1][y][x] !== "x") floating++;
+  })));
+  return floating;
 }
 
 async function start() {

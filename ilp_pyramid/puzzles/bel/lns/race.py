@@ -4,9 +4,11 @@ The time a search needs is heavy-tailed over seeds (N=5: 0.6 to 31 CPU s), and t
 searches finish when the faster one does, so a race cuts the tail hardest. Each search is a
 forked process running `driver.solve_lns` with its own seed (search 0 has the seed a single
 search would have, so `--jobs 1` and search 0 walk the same path); it reports its best count
-a few times a second and its outcome at the end. The first solution that passes the
-independent checker here wins; every other search is killed (SIGKILL, then reaped; their
-SAT children die with them, backends/process.py) before this returns, also on Ctrl-C.
+a few times a second, its best state whenever it improves (only to a race given `on_best`:
+an interrupted race still has the closest state to show) and its outcome at the end. The
+first solution that passes the independent checker here wins; every other search is killed
+(SIGKILL, then reaped; their SAT children die with them, backends/process.py) before this
+returns, also on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from ilp_pyramid.backends import process
 from ilp_pyramid.verify.bel import verify_solution
 
 if TYPE_CHECKING:  # the driver loads numba: imported where a search runs
+    import numpy as np
+
     from ilp_pyramid.puzzles.bel.lns.driver import LnsOutcome, Progress
 
 # Seeds of searches 1, 2, ...: far from the seeds a user or a benchmark walks through (0, 1,
@@ -60,8 +64,11 @@ def process_cpu() -> float:
 
 def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
              seed: int | None = None,
-             progress: Callable[[Progress], None] | None = None) -> RaceOutcome:
-    """Run `jobs` searches until one finds a verified solution or the time limit passes."""
+             progress: Callable[[Progress], None] | None = None,
+             on_best: Callable[[int, np.ndarray], None] | None = None) -> RaceOutcome:
+    """Run `jobs` searches until one finds a verified solution or the time limit passes.
+    `on_best(conflicts, labels)`: called with each search's new best states as they come
+    (not in order across searches: the caller keeps the fewest)."""
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT
 
@@ -74,7 +81,8 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
         for index, worker_seed in enumerate(seeds(seed, jobs)):
             receiver, sender = context.Pipe(duplex=False)
             worker = context.Process(target=_search, name=f"bel-race-{index}",
-                                     args=(sender, n, repair, time_limit, worker_seed))
+                                     args=(sender, n, repair, time_limit, worker_seed,
+                                           on_best is not None))
             worker.start()
             sender.close()
             workers.append(worker)
@@ -93,6 +101,10 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
                     kind, payload = pipe.recv()
                 except EOFError:  # the search died without a word: it is out of the race
                     done[index] = _lost(n, repair, time.perf_counter() - began)
+                    continue
+                if kind == "best":
+                    if on_best is not None:
+                        on_best(*payload)
                     continue
                 if kind == "progress":
                     best[index] = payload
@@ -123,8 +135,9 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
             pipe.close()
 
 
-def _search(sender, n: int, repair: str, time_limit: float | None, seed: int) -> None:
-    """One search, in its own process."""
+def _search(sender, n: int, repair: str, time_limit: float | None, seed: int,
+            share_best: bool = False) -> None:
+    """One search, in its own process; `share_best`: send every new best state too."""
     from ilp_pyramid.puzzles.bel.lns.driver import solve_lns
 
     process.die_with_parent()
@@ -138,7 +151,11 @@ def _search(sender, n: int, repair: str, time_limit: float | None, seed: int) ->
             last[0] = now
             sender.send(("progress", p))
 
-    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=report)
+    def best(conflicts: int, labels: np.ndarray) -> None:
+        sender.send(("best", (conflicts, labels)))
+
+    outcome = solve_lns(n, repair, time_limit=time_limit, seed=seed, progress=report,
+                        on_best=best if share_best else None)
     # The solution goes back as labels only: the race re-checks it from them.
     sender.send(("done", replace(outcome, solution=None)))
     sender.close()
