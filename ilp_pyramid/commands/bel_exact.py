@@ -40,15 +40,16 @@ def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOp
                 json_out: bool) -> protocol.Result:
     """One exact solve as `solve` makes it: the first line of text, the live status line on
     a terminal, the verified result; named after the auto engine when auto chose it. A MIP
-    run without a time limit says so on the live line, and at the start, on stderr, when it
-    is known to be long (`long_run_note`)."""
+    run without a time limit says so on the live line, and at the start, on a terminal's
+    stderr, when it is known to be long (`long_run_note`): a script's stderr stays the one
+    line of the CLI contract (bad input, an interruption)."""
     solver = protocol.solver_for(PUZZLE, solver)  # the object passed on: resolved once
     if not json_out:
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
               f"{how}, formulation {formulation}", flush=True)
     unbounded = solver.family == "mip" and options.time_limit is None
-    if unbounded and engine is None and n >= LONG_FROM:
+    if unbounded and engine is None and n >= LONG_FROM and sys.stderr.isatty():
         print(long_run_note(n), file=sys.stderr, flush=True)
     label = f"N={n} {engine.name if engine else 'exact:' + solver.name}"
     with LiveStatus(label, enabled=not json_out and sys.stderr.isatty(),
