@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ilp_pyramid.commands.bel_exact import NO_LIMIT, long_run_note
 from ilp_pyramid.commands.lns import COMPILING
 
@@ -71,6 +73,7 @@ def test_an_exact_mip_run_without_a_time_limit_says_so_at_once_and_on_its_live_l
     assert err.index(note) < err.index(NO_LIMIT)  # the note first, then the live line
 
 
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_with_json_the_note_goes_to_stderr_and_stdout_stays_one_object(tmp_path):
     code, out, err = on_terminal(["solve", "3", "--solver", "highs", "--seed", "2", "--json"],
                                  tmp_path)
@@ -86,6 +89,7 @@ def test_no_note_where_the_run_is_short_or_bounded(cli):
         assert result.code == 0 and "note:" not in result.err and "note:" not in result.out
 
 
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_the_first_compile_of_the_search_is_said_on_a_terminal_then_cached(tmp_path):
     cache = tmp_path / "numba-cache"
     cache.mkdir()

@@ -158,6 +158,7 @@ def test_hunt_rejects_an_unknown_schedule(cli, tmp_path):
     assert "unknown schedule 'cyclic'" in result.err and result.err.count("\n") <= 1
 
 
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
     from ilp_pyramid.puzzles.bel.hunt.task import hunt_task
     from ilp_pyramid.puzzles.bel.lns import driver
@@ -181,6 +182,7 @@ def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
     assert conflicts_of(6, labels) == result["conflicts"] > 0
 
 
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixtures):
     # a state with one repeated cube, which no descent of a few CPU seconds comes near
     saved = fixtures / "bel" / "n6-one-repeated.json"

@@ -74,6 +74,7 @@ def test_an_impossible_z_cover_is_followed_by_its_kicked_neighbours_and_restarts
     assert not any(kind == "Zkick" for kind, _ in plain.repairs) and plain.restarts == 0
 
 
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_at_n5_the_search_asks_only_z_covers_unless_told_otherwise():
     # No X or Y cover completed an N=5 state in 60 measured runs (docs/hybrid.md): from 10
     # repeated cubes (reached within a second) every state below the level would get them.
