@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 # Time the killed child gets to be reaped.
 _KILL_GRACE = 0.5
-_PROGRESS_EVERY = 1.0
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
@@ -71,7 +70,7 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
         with process.interruptible():
             child.start()
             sender.close()
-            if not _wait(receiver, start, options):
+            if not process.wait_for_answer(receiver, start, options):
                 return Result(solver.name, Status.TIMEOUT, time.perf_counter() - start,
                               message=f"no optimum within {options.time_limit:g} s; "
                                       f"solver stopped")
@@ -95,21 +94,6 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
         return Result(solver.name, Status.INFEASIBLE, seconds,
                       message="the hard clauses are unsatisfiable")
     return Result(solver.name, Status.ERROR, seconds, message=str(payload))
-
-
-def _wait(receiver, start: float, options: SolveOptions) -> bool:
-    """True once the child answered; False when the time limit passed first."""
-    limit = options.time_limit
-    while True:
-        left = None if limit is None else limit - (time.perf_counter() - start)
-        if left is not None and left <= 0:
-            return receiver.poll(0)
-        step = left if options.progress is None else \
-            _PROGRESS_EVERY if left is None else min(left, _PROGRESS_EVERY)
-        if receiver.poll(step):
-            return True
-        if options.progress is not None:
-            options.progress({"elapsed": time.perf_counter() - start})
 
 
 def _child(hard, soft, weights, oracle: str, verbose: bool, sender) -> None:

@@ -27,9 +27,19 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from ilp_pyramid.errors import Interrupted
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from ilp_pyramid.backends.base import SolveOptions
+
+# How often a wait on a solver child reports progress (SolveOptions.progress).
+PROGRESS_EVERY = 1.0
 
 PR_SET_PDEATHSIG = 1
 # Time a stopped process group gets to be reaped after SIGKILL.
@@ -203,3 +213,18 @@ def native_output(verbose: bool = False) -> Iterator[None]:
                 else:
                     os.dup2(saved, 1)
                     os.close(saved)
+
+
+def wait_for_answer(receiver: Connection, start: float, options: SolveOptions) -> bool:
+    """True once a solver child answered on `receiver`; False when `options.time_limit`
+    (counted from `start`) passed first. Reports progress about once a second when asked."""
+    limit = options.time_limit
+    if options.progress is None:
+        return receiver.poll(None if limit is None else max(limit, 0.0))
+    while True:
+        left = None if limit is None else limit - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            return receiver.poll(0)
+        if receiver.poll(PROGRESS_EVERY if left is None else min(left, PROGRESS_EVERY)):
+            return True
+        options.progress({"elapsed": time.perf_counter() - start})

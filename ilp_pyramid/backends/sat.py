@@ -45,7 +45,6 @@ IN_PROCESS_CLAUSES = 5_000
 _NO_BUDGET = ("kissat", "cadical153", "cadical103", "lingeling")
 # Time the child gets to notice it should stop before it is killed outright.
 _KILL_GRACE = 0.5
-_PROGRESS_EVERY = 1.0
 
 
 def solver_names() -> list[str]:
@@ -94,7 +93,7 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
         with process.interruptible():
             child.start()
             sender.close()
-            if not _wait(receiver, start, options):
+            if not process.wait_for_answer(receiver, start, options):
                 return Result(solver, Status.TIMEOUT, time.perf_counter() - start,
                               message=f"no answer within {options.time_limit:g} s; solver "
                                       f"stopped")
@@ -123,21 +122,6 @@ def _solve_here(clauses: Sequence[Sequence[int]], solver: str, real: str,
         found = session.solve(time_limit=options.time_limit, progress=options.progress)
     return Result(solver, found.status, found.seconds, model=found.model,
                   message=found.message)
-
-
-def _wait(receiver, start: float, options: SolveOptions) -> bool:
-    """True once the child answered; False when the time limit passed first."""
-    limit = options.time_limit
-    if options.progress is None:
-        return receiver.poll(None if limit is None else max(limit, 0.0))
-    while True:
-        elapsed = time.perf_counter() - start
-        left = None if limit is None else limit - elapsed
-        if left is not None and left <= 0:
-            return receiver.poll(0)
-        if receiver.poll(_PROGRESS_EVERY if left is None else min(left, _PROGRESS_EVERY)):
-            return True
-        options.progress({"elapsed": time.perf_counter() - start})
 
 
 def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
@@ -295,7 +279,7 @@ class SatSession:
                     return Result(self.name, Status.TIMEOUT, time.perf_counter() - start,
                                   message=f"no answer within {time_limit:g} s")
                 began = time.perf_counter()
-                if progress is not None and began - reported >= _PROGRESS_EVERY:
+                if progress is not None and began - reported >= process.PROGRESS_EVERY:
                     progress({"elapsed": began - start})
                     reported = began
                 engine.conf_budget(budget)
