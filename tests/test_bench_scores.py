@@ -232,3 +232,27 @@ def test_plot_without_matplotlib_is_the_install_hint(cli, tmp_path, monkeypatch)
     assert len(result.err.strip().splitlines()) == 1
     assert not (tmp_path / "c.png").exists()
     assert cli("bench", "plot", path, "--kind", "pie", "-o", tmp_path / "c.png").code == 2
+
+
+def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
+    """`table=par2` in a page's marker gives the same PAR-2 and virtual best as `bench report
+    --score par2`, per family, ranked, with the limit stated; filters apply first."""
+    write(tmp_path / "runs.jsonl", grid_records("bel") + [
+        record("dlx", {"n": 9}, 1, "timeout", 31.0, "iq", limit=30.0)])
+    page = tmp_path / "study.md"
+    page.write_text("<!-- bench:runs.jsonl:table=par2 -->\n<!-- /bench -->\n"
+                    "<!-- bench:runs.jsonl:table=par2:solver=highs -->\n<!-- /bench -->\n")
+    assert cli("bench", "render", page).code == 0
+    whole, highs_only = page.read_text().split("<!-- /bench -->")[:2]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in whole.splitlines()
+            if line.startswith("| bel") or line.startswith("| iq")]
+    bel = [r for r in rows if r[0] == "bel"]
+    assert [r[1] for r in bel] == ["cbc", "kissat", "highs", "virtual best"]  # by score
+    for _, solver, instances, solved, score in bel[:3]:
+        assert (int(instances), int(solved)) == (4, SOLVED[solver])
+        assert float(score) == pytest.approx(PAR2[solver], abs=0.005)
+    assert float(bel[3][4]) == pytest.approx(VBS, abs=0.005)
+    assert ["iq", "dlx", "1", "0", "60.00"] in rows  # unsolved: 2 x its 30 s limit
+    assert "bel: time limit 10 s" in whole and "iq: time limit 30 s" in whole
+    assert "| bel | kissat |" not in highs_only and "| bel | highs |" in highs_only
+    assert cli("bench", "render", page, "--check").code == 0

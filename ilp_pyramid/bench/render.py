@@ -8,7 +8,9 @@ A README block is delimited by two HTML comments (invisible when rendered):
 
 The opening comment names the results file (relative to the README's folder), the table
 (`summary`: one row per configuration; `grid`: the same with the solver's solve seconds,
-model sizes and peak memory; `runs`: one row per record) and optional filters
+model sizes and peak memory; `runs`: one row per record; `par2`: per puzzle family, each
+solver's solved count and PAR-2 score with the virtual best solver last, as `bench report
+--score par2` computes them) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
 every block from its data; `--check` only compares. Markers shown as examples, inside code
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ilp_pyramid.bench.records import plain_number, read_results
+from ilp_pyramid.bench.scores import score_report
 from ilp_pyramid.bench.summary import (
     config_fields,
     config_value,
@@ -34,7 +37,7 @@ from ilp_pyramid.bench.summary import (
 )
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "grid", "runs")
+TABLES = ("summary", "grid", "runs", "par2")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
@@ -93,6 +96,8 @@ def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
 
 def markdown(records: Sequence[dict], table: str, source: str) -> str:
     """A GitHub table and one line saying where it comes from and on what machine."""
+    if table == "par2":
+        return _score_table(records, source)
     if table == "runs":
         headers, cells, columns = _run_cells(records)
     else:
@@ -106,6 +111,31 @@ def markdown(records: Sequence[dict], table: str, source: str) -> str:
               for row in cells]
     lines += ["", provenance(records, source)]
     return "\n".join(lines)
+
+
+def _score_table(records: Sequence[dict], source: str) -> str:
+    """The PAR-2 table: one row per family and solver, ranked within the family by the score,
+    then the family's virtual best; the time limits and proved-infeasible instances below."""
+    report = score_report(records, factor=2)
+    lines = ["| family | solver | instances | solved | PAR-2 mean s |",
+             "|---|---|---:|---:|---:|"]
+    notes = []
+    for family in report["families"]:
+        for row in [*family["solvers"], family["virtual_best"]]:
+            lines.append(f"| {family['family']} | {row['solver']} | {row['instances']} | "
+                         f"{row['solved']} | {row['score']:.2f} |")
+        limits = ", ".join(f"{limit:g}" for limit in family["time_limits"])
+        note = f"{family['family']}: time limit {limits} s"
+        infeasible = len(family["infeasible_instances"])
+        if infeasible:
+            note += f", {infeasible} instance{'s' * (infeasible != 1)} proved infeasible " \
+                    f"(counted solved)"
+        if family["disagreements"]:
+            note += f", solvers disagree on {', '.join(family['disagreements'])}"
+        notes.append(note)
+    summary = ("PAR-2: the mean over instances of the median wall seconds over repeats where "
+               "solved, else 2 x the time limit; " + "; ".join(notes) + ".")
+    return "\n".join([*lines, "", summary, "", provenance(records, source)])
 
 
 # Columns after the configuration that hold words, not figures (left-aligned).
