@@ -3,7 +3,8 @@
 One hybrid search per core on a Dask cluster (puzzles/bel/hunt/), a local one by default,
 `--scheduler ADDRESS` for a real one; the best state is kept in DIR/best.json and a restarted
 hunt resumes from it. This module is the command: its options, its checks, the lines it
-prints while the hunt runs, its report, and `--plot`.
+prints while the hunt runs, its report, `--plot`, and `--near` / `--learn` (the kept
+near-solutions, DIR/near.jsonl.gz).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ilp_pyramid.cli_common import (
 )
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
 from ilp_pyramid.puzzles.bel.hunt.coordinator import HuntResult, Listener, run_hunt
+from ilp_pyramid.puzzles.bel.hunt.learn import learn, learn_text
+from ilp_pyramid.puzzles.bel.hunt.near import NEAR_FILE, NearStore, load_near
 from ilp_pyramid.puzzles.bel.hunt.plot import plot_progress
 from ilp_pyramid.puzzles.bel.hunt.state import (
     BEST_FILE,
@@ -35,6 +38,7 @@ from ilp_pyramid.puzzles.bel.hunt.state import (
     BestState,
     read_progress,
 )
+from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
 from ilp_pyramid.puzzles.bel.lns.repair import REPAIRS
 
 
@@ -70,6 +74,13 @@ def hunt(
     plot: Path = typer.Option(None, "--plot",
                               help="Do not hunt: draw STATE_DIR/progress.jsonl (best count "
                                    "against CPU hours) into this PNG file."),
+    near: bool = typer.Option(False, "--near",
+                              help="Do not hunt: list the near-solutions kept in "
+                                   "STATE_DIR/near.jsonl.gz (count, repeated cubes; with "
+                                   "--json every state's labels, to export)."),
+    learn_: bool = typer.Option(False, "--learn",
+                                help="Do not hunt: what the kept near-solutions share, line "
+                                     "by line (canonical forms, aligned)."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
@@ -79,13 +90,28 @@ def hunt(
     STATE_DIR/progress.jsonl logs the best count against CPU time (see --plot). The searches
     share their best state: a stalled one restarts near the hunt's best (with --descent they
     run fresh descents instead, and only a lower count replaces the saved state). A verified
-    solution is written to STATE_DIR/solution.txt (docs/hybrid.md).
-    Exit codes: 0 solved (or plotted), 2 bad input, 3 stopped by --time-limit without a
+    solution is written to STATE_DIR/solution.txt (docs/hybrid.md). Every state at the two
+    lowest counts seen is kept in STATE_DIR/near.jsonl.gz, once per symmetry class (see
+    --near, --learn; docs/frontier.md).
+    Exit codes: 0 solved (or plotted, listed), 2 bad input, 3 stopped by --time-limit without a
     solution, 130 interrupted (the best state is kept).
     """
     check_options(n, state_dir, repair, neighbourhood, schedule)
+    if sum((plot is not None, near, learn_)) > 1:
+        fail("--plot, --near and --learn are separate: give one")
     if plot is not None:
         draw_plot(n, state_dir, plot, json_out)
+        return
+    if near or learn_:
+        store = kept_states(n, state_dir)
+        if near:
+            list_near(store, state_dir, json_out)
+        else:
+            report = learn(store)
+            if json_out:
+                print_json(report)
+            else:
+                console.print(learn_text(report), end="", markup=False)
         return
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed,
                       listener=Lines(json_out, descent), neighbourhood=neighbourhood,
@@ -214,3 +240,38 @@ def draw_plot(n: int, state_dir: Path, image: Path, json_out: bool) -> None:
     else:
         console.print(f"{image}: {len(rows)} points; best {last['best']} repeated cubes after "
                       f"{last['cpu'] / 3600:.2f} CPU hours")
+
+
+def kept_states(n: int, state_dir: Path) -> NearStore:
+    """The kept near-solutions of `state_dir` (exit 2 when there are none)."""
+    path = state_dir / NEAR_FILE
+    if not path.is_file():
+        fail(f"{path}: no near-solutions kept (run a hunt on {state_dir} first)")
+    store = load_near(state_dir, n)
+    if not len(store):
+        fail(f"{path}: no near-solutions in it")
+    return store
+
+
+def list_near(store: NearStore, state_dir: Path, json_out: bool) -> None:
+    """`hunt --near`: one line per kept state, or (--json) all of them with their labels."""
+    if json_out:
+        states = []
+        for state in store:
+            data = state.to_json()
+            data["solution"] = labels_to_solution(store.n, state.labels).to_dict()
+            states.append(data)
+        print_json({"n": store.n, "near_file": str(state_dir / NEAR_FILE),
+                    "counts": {str(k): sum(s.count == k for s in store)
+                               for k in store.counts()},
+                    "states": states})
+        return
+    console.print(f"{state_dir / NEAR_FILE}: {len(store)} kept states", markup=False)
+    for index, state in enumerate(store, 1):
+        repeated, _ = state.cubes()
+        cubes = " ".join(f"{{{','.join(map(str, cube))}}}x{times}" for cube, times in repeated)
+        source = state.source
+        by = source.get("by", "?") + (f" seed {source['run_seed']}"
+                                      if source.get("run_seed") is not None else "")
+        console.print(f"{index:4d}  {state.count} repeated: {cubes}  ({by}, {state.found})",
+                      markup=False)

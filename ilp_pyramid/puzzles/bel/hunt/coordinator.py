@@ -27,6 +27,7 @@ from ilp_pyramid.formats.lock import describe, hold
 from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.bel.hunt.cluster import LOG_FILE, ClusterOutput, check_limits
 from ilp_pyramid.puzzles.bel.hunt.deadline import OVERRUN_SECONDS, Overrun, hard_deadline
+from ilp_pyramid.puzzles.bel.hunt.near import load_near, update_near
 from ilp_pyramid.puzzles.bel.hunt.state import (
     BEST_FILE,
     LOCK_FILE,
@@ -95,14 +96,19 @@ class HuntResult:
 
 
 class Hunt:
-    """The workers' reports taken in: the best kept on disk and shared back, and the curve
-    (best count against CPU time) logged to DIR/progress.jsonl."""
+    """The workers' reports taken in: the best kept on disk and shared back, the curve
+    (best count against CPU time) logged to DIR/progress.jsonl, and every state at the two
+    lowest counts seen kept in DIR/near.jsonl.gz (near.py)."""
 
     def __init__(self, n: int, state_dir: Path, best: BestState | None,
-                 listener: Listener) -> None:
+                 listener: Listener, by: str = "hunt") -> None:
         self.n = n
         self.state_dir = state_dir
         self.best = best
+        self.by = by  # what found the states, for the kept ones: hunt | descent
+        # the highest count a state may have to be kept (None: any), as of the last write
+        self.near_limit = load_near(state_dir, n).limit()
+        self.near_pending: list[tuple[np.ndarray, dict]] = []
         self.hunted_before = best.hunted_seconds if best else 0.0
         self.cpu_before = best.cpu_seconds if best else 0.0
         self.cpu: dict = {}  # worker seed -> CPU seconds of its search so far
@@ -129,6 +135,9 @@ class Hunt:
         conflicts = conflicts_of(self.n, labels)
         if conflicts == 0:
             self.solved_labels = labels
+        if self.near_limit is None or conflicts <= self.near_limit:
+            self.near_pending.append((labels, {"by": self.by, "seed": worker,
+                                               "run_seed": message.get("run_seed", worker)}))
         if self.best is None or conflicts < self.best.conflicts:
             self.best = BestState(self.n, conflicts, labels, self.hunted_seconds(),
                                   self.cpu_seconds())
@@ -140,9 +149,16 @@ class Hunt:
     def drain(self) -> None:
         while self.reports:
             self.take(self.reports.pop(0))
+        self.keep_near()
         if time.monotonic() - self.logged >= PROGRESS_EVERY:
             self.save()  # the time hunted since the last new best counts too
             self.log(None)
+
+    def keep_near(self) -> None:
+        """The near-solutions reported since the last call, added to DIR/near.jsonl.gz."""
+        if self.near_pending:
+            pending, self.near_pending = self.near_pending, []
+            self.near_limit = update_near(self.state_dir, self.n, pending).limit()
 
     def log(self, worker: int | None) -> None:
         """One line of the curve, once there is a best state."""
@@ -168,6 +184,7 @@ class Hunt:
             save_best(self.state_dir, self.best)
 
     def close(self) -> None:
+        self.keep_near()
         self.save()
         self.log(None)
 
@@ -295,7 +312,9 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
 
     best = load_best(state_dir, n)
     start = _start_from(state_dir, best, descent, listener)
-    hunt = Hunt(n, state_dir, best, listener)
+    if best is not None:  # a state directory from before near.jsonl.gz: its best is one
+        update_near(state_dir, n, [(best.labels, {"by": BEST_FILE})])
+    hunt = Hunt(n, state_dir, best, listener, by="hunt" if descent is None else "descent")
     deadline = None if time_limit is None else hunt.began + time_limit
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     if scheduler is None:

@@ -71,8 +71,12 @@ class Reporter:
             self.clock["beat"] = time.monotonic()
         self.clock["report"] = time.monotonic()
 
-    def on_best(self, conflicts: int, labels: np.ndarray) -> None:
-        self.pending.update(conflicts=int(conflicts), labels=[int(x) for x in labels])
+    def on_best(self, conflicts: int, labels: np.ndarray, run_seed: int | None = None) -> None:
+        if conflicts > self.pending.get("conflicts", NONE_YET):
+            # a new descent began: its first state must not hide the last one's best
+            self.flush()
+        self.pending.update(conflicts=int(conflicts), labels=[int(x) for x in labels],
+                            run_seed=self.seed if run_seed is None else int(run_seed))
         if conflicts == 0 or time.monotonic() - self.clock["report"] >= REPORT_EVERY:
             self.flush()
 
@@ -157,9 +161,10 @@ def _fresh_descents(n: int, repair: str, time_limit: float | None, seed: int, se
     while True:
         began = process_cpu()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        run_seed = seed + DESCENT_SEED_STRIDE * len(outcomes)
         outcome = solve_lns(
-            n, repair, time_limit=left, seed=seed + DESCENT_SEED_STRIDE * len(outcomes),
-            settings=settings, on_best=on_best,
+            n, repair, time_limit=left, seed=run_seed, settings=settings,
+            on_best=lambda count, labels, s=run_seed: on_best(count, labels, s),
             should_stop=lambda b=began: should_stop() or process_cpu() - b >= descent)
         outcomes.append(outcome)
         if (outcome.status == SOLVED or hunt_stopped()
