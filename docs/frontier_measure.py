@@ -1,7 +1,11 @@
 """The comparisons behind docs/frontier.md: one JSON line per run on stdout.
 
-    python docs/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR]
+    python docs/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR] [--near DIR]
     python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
+
+--near DIR: the run's best state also goes to DIR/near.jsonl.gz, the near-solutions a hunt
+keeps (hunt/near.py: kept if its count is among the two lowest there; several runs may feed
+one directory side by side); `ilp-pyramid hunt 6 --state-dir DIR --near` lists them.
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
 near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
@@ -20,12 +24,14 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
+from ilp_pyramid.puzzles.bel.hunt.near import update_near
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start):
+def run_line_walk(n, schedule, seed, budget, start, near_dir=None):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
@@ -40,23 +46,31 @@ def run_line_walk(n, schedule, seed, budget, start):
            "reached": {k: v for k, v in sorted(reached.items()) if k <= 6}}
     if outcome.best_conflicts <= 1:  # lower than any state kept so far: keep its labels
         row["labels"] = outcome.best_labels.tolist()
+    if near_dir is not None:
+        store = update_near(Path(near_dir), n, [(outcome.best_labels, {
+            "by": "measure", "method": schedule, "seed": seed, "run_seed": seed})])
+        row["near_kept"] = len(store)
     return row
 
 
 def main() -> None:
-    size, method, seed, budget = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    args = sys.argv[1:]
+    near_dir = None
+    if "--near" in args:
+        at = args.index("--near")
+        near_dir = args[at + 1]
+        del args[at:at + 2]
+    size, method, seed, budget = args[0], args[1], int(args[2]), float(args[3])
     n = 6 if size == "n6" else 5
     start = None
-    if len(sys.argv) > 5:
-        from pathlib import Path
-
+    if len(args) > 4:
         from ilp_pyramid.puzzles.bel.hunt.state import load_best
 
-        start = load_best(Path(sys.argv[5]), n).labels
+        start = load_best(Path(args[4]), n).labels
     load_before = os.getloadavg()[0]
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
-        row = run_line_walk(n, method, seed, budget, start)
+        row = run_line_walk(n, method, seed, budget, start, near_dir)
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,

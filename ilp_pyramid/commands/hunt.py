@@ -111,7 +111,7 @@ def hunt(
             if json_out:
                 print_json(report)
             else:
-                console.print(learn_text(report), end="", markup=False)
+                console.print(learn_text(report), end="", markup=False, soft_wrap=True)
         return
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed,
                       listener=Lines(json_out, descent), neighbourhood=neighbourhood,
@@ -266,7 +266,8 @@ def list_near(store: NearStore, state_dir: Path, json_out: bool) -> None:
                                for k in store.counts()},
                     "states": states})
         return
-    console.print(f"{state_dir / NEAR_FILE}: {len(store)} kept states", markup=False)
+    console.print(f"{state_dir / NEAR_FILE}: {len(store)} kept states", markup=False,
+                  soft_wrap=True)
     for index, state in enumerate(store, 1):
         repeated, _ = state.cubes()
         cubes = " ".join(f"{{{','.join(map(str, cube))}}}x{times}" for cube, times in repeated)
@@ -274,4 +275,4 @@ def list_near(store: NearStore, state_dir: Path, json_out: bool) -> None:
         by = source.get("by", "?") + (f" seed {source['run_seed']}"
                                       if source.get("run_seed") is not None else "")
         console.print(f"{index:4d}  {state.count} repeated: {cubes}  ({by}, {state.found})",
-                      markup=False)
+                      markup=False, soft_wrap=True)
