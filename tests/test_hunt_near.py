@@ -18,7 +18,7 @@ from ilp_pyramid.puzzles.bel.canonical import canonical, canonical_labels, line_
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.hunt import near as near_module
 from ilp_pyramid.puzzles.bel.hunt.coordinator import Hunt, Listener
-from ilp_pyramid.puzzles.bel.hunt.learn import learn, learn_text
+from ilp_pyramid.puzzles.bel.hunt.learn import _assignment, learn, learn_text
 from ilp_pyramid.puzzles.bel.hunt.near import (
     NEAR_FILE,
     NearStore,
@@ -189,6 +189,32 @@ def test_learn_finds_agreement_where_states_agree():
     assert report["unanimous"] == len(a) - 1
     assert report["lines"][-1]["agreement"] == 0.5 and not report["lines"][-1]["unanimous"]
     assert f"{len(a) - 1} of {len(a)} lines agree in all" in learn_text(report)
+
+
+def test_the_assignment_is_the_best_matching():
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        weight = rng.integers(0, 9, size=(5, 5))
+        best = max(sum(weight[p[c], c] for c in range(5))
+                   for p in itertools.permutations(range(5)))
+        score, matching = _assignment(weight)
+        assert score == best == sum(weight[matching[c], c] for c in range(5))
+        assert sorted(matching) == list(range(5))
+
+
+def test_learn_aligns_states_a_line_apart_onto_the_first(fixtures, tmp_path):
+    labels = one_repeated(fixtures, tmp_path)
+    rng = np.random.default_rng(8)
+    store = NearStore(6)
+    for line in (None, 5, 150):  # the state, and two images of it one line apart
+        other = labels.copy()
+        if line is not None:
+            other[line] = (other[line] + 1) % 11
+        form = canonical_labels(6, random_image(6, other, rng))
+        store.states[form.tobytes()] = near_module.NearState(6, 1, form, "")
+    # canonical forms a line apart may be far apart; moved onto the first they are not
+    assert learn(store, "reference")["unanimous"] == len(labels) - 2
+    assert learn(store, "canonical")["unanimous"] < len(labels) - 2
 
 
 def test_the_hunt_feeds_the_kept_states(fixtures, tmp_path):

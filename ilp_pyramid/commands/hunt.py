@@ -80,7 +80,8 @@ def hunt(
                                    "--json every state's labels, to export)."),
     learn_: bool = typer.Option(False, "--learn",
                                 help="Do not hunt: what the kept near-solutions share, line "
-                                     "by line (canonical forms, aligned)."),
+                                     "by line (each moved by symmetry and label renaming "
+                                     "onto the first kept state)."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:

@@ -9,4 +9,6 @@ in a state directory and a restarted hunt resumes from it (docs/hybrid.md).
 - `cluster`: a local cluster's limits checked first, its output kept apart (dask.log).
 - `deadline`: the hunt ends soon after its time limit, whatever the cluster does.
 - `plot`: the curve as a PNG.
+- `near`: every state at the two lowest counts seen, once per symmetry class (near.jsonl.gz).
+- `learn`: what those kept states share, line by line.
 """
