@@ -25,6 +25,7 @@ from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.hunt.near import NearStore
 
 ALIGNMENTS = ("reference", "canonical")
+SHOWN = 24  # the lines all agree on that the text names
 
 
 def _assignment(weight: np.ndarray) -> tuple[float, np.ndarray]:
@@ -138,5 +139,6 @@ def learn_text(report: dict) -> str:
                    f"mean {row['mean_agreement']:.2f}")
     agreed = [f"{row['line']}={row['label']}" for row in report["lines"] if row["unanimous"]]
     if agreed and report["states"] > 1:
-        out.append("  all agree on: " + " ".join(agreed))
+        more = f" (+{len(agreed) - SHOWN} more: --json)" if len(agreed) > SHOWN else ""
+        out.append("  all agree on: " + " ".join(agreed[:SHOWN]) + more)
     return "\n".join(out) + "\n"
