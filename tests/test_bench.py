@@ -229,6 +229,27 @@ def test_strategy_sets_are_a_grid_axis(cli, tmp_path):
     assert bad.code == 2 and "unknown strategy" in bad.err
 
 
+def test_a_record_keeps_the_model_options_of_its_run_and_the_table_shows_them(cli, tmp_path):
+    """No axis names the strategy, yet each solver ran its own default: the record keeps
+    what the run's --json said shaped its model, and the tables have a column for it."""
+    results = tmp_path / "m.jsonl"
+    result = cli("bench", "--n", "2", "--solver", "highs,kissat", "--time-limit", "30",
+                 "--results", results)
+    assert result.code == 0, result.err
+    options = {r["solver"]: r["model_options"] for r in read_results(results)}
+    assert options == {"highs": {"formulation": "counts",
+                                 "strategy": "LabelPermutationImportance"},
+                       "kissat": {"formulation": "counts", "strategy": "none",
+                                  "card": "seqcounter"}}
+    assert "strategy" in result.out and "LabelPermutationImportance" in result.out
+    report = cli("bench", "report", results)
+    assert report.code == 0, report.err
+    header, _, highs, kissat = report.out.splitlines()[:4]
+    assert header.startswith("| puzzle | N | solver | formulation | strategy | card |")
+    assert highs.startswith("| bel | 2 | highs | counts | LabelPermutationImportance | - |")
+    assert kissat.startswith("| bel | 2 | kissat | counts | none | seqcounter |")
+
+
 @pytest.mark.slow  # whole processes up to a hard limit, seconds each
 def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp_path):
     """Any registered puzzle: its cases x solvers x repeats, records keep the case's params,
@@ -382,6 +403,7 @@ def test_every_registered_puzzle_has_a_bench_grid_the_cube_runs(cli, tmp_path):
     assert [(r["params"]["scramble"], r["seed"], r["status"]) for r in records] == \
         [(5, 0, "solved"), (5, 1, "solved")]
     assert all(r["argv"][3:5] == ["sudoku-cube", "bench-one"] for r in records)
+    assert all(r["model_options"]["parity"] == r["params"]["parity"] for r in records)
     (group,) = json.loads(result.out)["groups"]
     assert (group["puzzle"], group["scramble"], group["runs"], group["solved"]) == \
         ("sudoku-cube", 5, 2, 2)

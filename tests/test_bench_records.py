@@ -114,6 +114,9 @@ def test_a_record_appended_after_a_torn_line_is_not_swallowed(tmp_path):
     ('"just a string"', "torn or malformed"),
     ('{"key": "x", "status": "solved", "params": [3]}', "params are not a grid point"),
     ('{"key": "x", "status": "solved", "params": {"n": {"deep": 1}}}', "not a grid point"),
+    ('{"key": "x", "status": "solved", "model_options": ["none"]}', "model_options are not"),
+    ('{"key": "x", "status": "solved", "model_options": {"strategy": ["A"]}}',
+     "model_options are not"),
 ])
 def test_unusable_records_are_ignored_with_a_warning(tmp_path, line, why):
     path = tmp_path / "r.jsonl"
