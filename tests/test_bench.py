@@ -101,8 +101,11 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
         assert group["family"] == ("mip" if group["solver"] == "highs" else "sat")
         # every solved record carries its (verified) solution
         assert len(record["solution"]["Z"]) == 2 * record["params"]["n"] - 1
+        # and the options its model was built with, a column each
+        assert group["strategy"] == record["model_options"]["strategy"]
 
-    # The text table shows the same rows: N, solver, runs, solved, wall s ..., solve s
+    # The text table shows the same rows: N, solver, formulation, strategy, card, runs,
+    # solved, wall s ..., solve s
     text = cli(*_bench_args(results, "--resume"))
     assert text.code == 0
     assert "Bel's Pyramid, limit 60 s" in text.out
@@ -112,8 +115,11 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
     for row in table_rows:
         n, solver = int(row[0]), row[1]
         record = next(r for r in records if r["params"]["n"] == n and r["solver"] == solver)
-        assert row[2:4] == ["1", "1"]
-        assert float(row[8]) == pytest.approx(record["seconds"], abs=0.006)
+        assert row[2:5] == [record["model_options"]["formulation"],
+                            record["model_options"]["strategy"],
+                            record["model_options"].get("card", "-")]
+        assert row[5:7] == ["1", "1"]
+        assert float(row[11]) == pytest.approx(record["seconds"], abs=0.006)
 
 
 def _children(pid: int) -> list[int]:

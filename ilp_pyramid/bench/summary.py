@@ -71,12 +71,13 @@ def config_fields(records: Sequence[dict]) -> list[str]:
 
 def config_value(record: dict, name: str):
     """One configuration value of a record, as tables show it ('' for none; lists as A+B):
-    a param where the record has one of that name, else its model option."""
+    its param of that name where it has one (not null), else its model option."""
     if name in (*OUTER_FIELDS, "solver"):
         value = record.get(name)
     else:
-        params = params_of(record)
-        value = params[name] if name in params else model_options_of(record).get(name)
+        value = params_of(record).get(name)
+        if value is None:
+            value = model_options_of(record).get(name)
     if isinstance(value, list):
         value = "+".join(map(str, value))
     return "" if value is None else value
