@@ -59,6 +59,12 @@ class Model:
     then holds only under them, and says so. `keys` are what the puzzle reports of the model
     in `--json` (its formulation, strategies...). `run`, where set, solves the model in its
     own rounds (a model that adds cuts between solves) instead of one `backends.solve`.
+
+    `options` are the puzzle's options that shaped this model, defaults resolved, as plain
+    values (text, numbers, flags; a set of names as one "A+B" text): what `solve --json`
+    reports under "model_options" and a bench record keeps, so that a table of runs says
+    which model ran (Bel: {"formulation": "counts", "strategy": "none"}). A puzzle with one
+    model per form has none ({}); the form is a key of its own.
     """
 
     kind: str
@@ -70,6 +76,7 @@ class Model:
     hypotheses: tuple[str, ...] = ()
     keys: dict[str, Any] = field(default_factory=dict)
     run: Callable[[Solver, SolveOptions], BackendResult] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -97,6 +104,8 @@ class Result:
     unsolvable input breaks); it never replaces the status. `seconds` is the whole path
     (build, solve, decode, check, the puzzle's `after`); `build_seconds` and `solve_seconds`
     its two big parts. `keys` are the puzzle's own `--json` keys (`Puzzle.json_keys`).
+    `model_options` are the options that shaped the model (`Model.options`; left out: the
+    model's, {} when no model was built, e.g. an instance the puzzle refused without one).
     """
 
     puzzle: str
@@ -113,6 +122,11 @@ class Result:
     build_seconds: float = 0.0
     solve_seconds: float = 0.0
     keys: dict[str, Any] = field(default_factory=dict, repr=False)
+    model_options: dict[str, Any] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.model_options is None:
+            self.model_options = dict(self.model.options) if self.model is not None else {}
 
     @property
     def variables(self) -> int:
@@ -144,6 +158,7 @@ class Result:
         """The common keys every puzzle's `solve --json` carries, then the puzzle's own."""
         common = {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
                   "form": self.form, "seconds": round(self.seconds, 4),
+                  "model_options": dict(self.model_options or {}),
                   **({"detail": self.detail} if self.detail else {})}
         return {**common, **{k: v for k, v in self.keys.items() if k not in common}}
 

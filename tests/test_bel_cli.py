@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -118,6 +120,25 @@ def test_solve_json_has_the_common_keys_and_bels_own(cli, args):
     assert {"n", "formulation", "strategies", "build_seconds", "solve_seconds", "variables",
             "constraints", "solution", "message"} <= set(data)
     assert ("engine" in data) == (not args)  # auto names its engine
+    # the model that ran, defaults resolved: HiGHS's default strategy, a CNF's card encoding
+    assert data["model_options"] == (
+        {"formulation": "counts", "strategy": "LabelPermutationImportance"}
+        if data["solver"] == "highs" else
+        {"formulation": "counts", "strategy": "none", "card": "seqcounter"})
+
+
+def test_solve_json_of_a_real_process_names_the_model_options():
+    """`solve 2 --json` as a script runs it (the quick path, before Typer loads), and with
+    a strategy set given as one value: the options that shaped the model come out whole."""
+    for args, strategy in (([], "none"), (["--solver", "kissat", "--strategy",
+                                           "LabelPermutation+Automorphism"],
+                                          "LabelPermutation+Automorphism")):
+        done = subprocess.run([sys.executable, "-m", "ilp_pyramid", "solve", "2", *args,
+                               "--json"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert data["model_options"] == {"formulation": "counts", "strategy": strategy,
+                                         "card": "seqcounter"}
 
 
 def test_a_mip_solver_takes_solver_options_by_its_family(cli):

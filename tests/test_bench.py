@@ -101,8 +101,11 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
         assert group["family"] == ("mip" if group["solver"] == "highs" else "sat")
         # every solved record carries its (verified) solution
         assert len(record["solution"]["Z"]) == 2 * record["params"]["n"] - 1
+        # and the options its model was built with, a column each
+        assert group["strategy"] == record["model_options"]["strategy"]
 
-    # The text table shows the same rows: N, solver, runs, solved, wall s ..., solve s
+    # The text table shows the same rows: N, solver, formulation, strategy, card, runs,
+    # solved, wall s ..., solve s
     text = cli(*_bench_args(results, "--resume"))
     assert text.code == 0
     assert "Bel's Pyramid, limit 60 s" in text.out
@@ -112,8 +115,11 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
     for row in table_rows:
         n, solver = int(row[0]), row[1]
         record = next(r for r in records if r["params"]["n"] == n and r["solver"] == solver)
-        assert row[2:4] == ["1", "1"]
-        assert float(row[8]) == pytest.approx(record["seconds"], abs=0.006)
+        assert row[2:5] == [record["model_options"]["formulation"],
+                            record["model_options"]["strategy"],
+                            record["model_options"].get("card", "-")]
+        assert row[5:7] == ["1", "1"]
+        assert float(row[11]) == pytest.approx(record["seconds"], abs=0.006)
 
 
 def _children(pid: int) -> list[int]:
@@ -227,6 +233,27 @@ def test_strategy_sets_are_a_grid_axis(cli, tmp_path):
     assert [g["strategy"] for g in json.loads(result.out)["groups"]] == ["none", "YStep"]
     bad = cli("bench", "--n", "2", "--grid", "strategy=Nope", "--results", tmp_path / "x.jsonl")
     assert bad.code == 2 and "unknown strategy" in bad.err
+
+
+def test_a_record_keeps_the_model_options_of_its_run_and_the_table_shows_them(cli, tmp_path):
+    """No axis names the strategy, yet each solver ran its own default: the record keeps
+    what the run's --json said shaped its model, and the tables have a column for it."""
+    results = tmp_path / "m.jsonl"
+    result = cli("bench", "--n", "2", "--solver", "highs,kissat", "--time-limit", "30",
+                 "--results", results)
+    assert result.code == 0, result.err
+    options = {r["solver"]: r["model_options"] for r in read_results(results)}
+    assert options == {"highs": {"formulation": "counts",
+                                 "strategy": "LabelPermutationImportance"},
+                       "kissat": {"formulation": "counts", "strategy": "none",
+                                  "card": "seqcounter"}}
+    assert "strategy" in result.out and "LabelPermutationImportance" in result.out
+    report = cli("bench", "report", results)
+    assert report.code == 0, report.err
+    header, _, highs, kissat = report.out.splitlines()[:4]
+    assert header.startswith("| puzzle | N | solver | formulation | strategy | card |")
+    assert highs.startswith("| bel | 2 | highs | counts | LabelPermutationImportance | - |")
+    assert kissat.startswith("| bel | 2 | kissat | counts | none | seqcounter |")
 
 
 @pytest.mark.slow  # whole processes up to a hard limit, seconds each
@@ -382,6 +409,7 @@ def test_every_registered_puzzle_has_a_bench_grid_the_cube_runs(cli, tmp_path):
     assert [(r["params"]["scramble"], r["seed"], r["status"]) for r in records] == \
         [(5, 0, "solved"), (5, 1, "solved")]
     assert all(r["argv"][3:5] == ["sudoku-cube", "bench-one"] for r in records)
+    assert all(r["model_options"]["parity"] == r["params"]["parity"] for r in records)
     (group,) = json.loads(result.out)["groups"]
     assert (group["puzzle"], group["scramble"], group["runs"], group["solved"]) == \
         ("sudoku-cube", 5, 2, 2)

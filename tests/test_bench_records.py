@@ -65,8 +65,11 @@ def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = [line.split() for line in result.out.splitlines() if line.split()[:1] in
              (["auto"], ["ref"])]
-    assert [row[:4] for row in table] == [["auto", "1", "1", "1"], ["ref", "1", "1", "1"]]
-    assert float(table[1][4]) == pytest.approx(ref["wall_seconds"], abs=0.006)
+    # the package's run names the options of its model (formulation, strategy, card); the
+    # outside program none
+    assert [row[:7] for row in table] == [["auto", "1", "counts", "none", "seqcounter", "1", "1"],
+                                          ["ref", "1", "-", "-", "-", "1", "1"]]
+    assert float(table[1][7]) == pytest.approx(ref["wall_seconds"], abs=0.006)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -114,6 +117,9 @@ def test_a_record_appended_after_a_torn_line_is_not_swallowed(tmp_path):
     ('"just a string"', "torn or malformed"),
     ('{"key": "x", "status": "solved", "params": [3]}', "params are not a grid point"),
     ('{"key": "x", "status": "solved", "params": {"n": {"deep": 1}}}', "not a grid point"),
+    ('{"key": "x", "status": "solved", "model_options": ["none"]}', "model_options are not"),
+    ('{"key": "x", "status": "solved", "model_options": {"strategy": ["A"]}}',
+     "model_options are not"),
 ])
 def test_unusable_records_are_ignored_with_a_warning(tmp_path, line, why):
     path = tmp_path / "r.jsonl"

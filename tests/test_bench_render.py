@@ -170,3 +170,38 @@ def test_runs_table_shows_the_solve_seconds_and_only_seeds_a_command_took(cli, t
     columns = [c.strip() for c in header.strip("|").split("|")]
     rows = [dict(zip(columns, row, strict=True)) for row in _table_rows(result.out)]
     assert [(r["seed"], r["solve s"]) for r in rows] == [("1", "8.25"), ("-", "17.50")]
+
+
+def test_model_options_are_columns_and_records_without_them_show_a_dash(cli, tmp_path):
+    """A record keeps the options that shaped its model: a column each (a param of the same
+    name is that column), "-" for a record written before they were kept; a file of such
+    records alone renders as it always did."""
+    old = [{**_record("", 2, 1, 1.0, 0.5), "puzzle": "bel", "solver": "highs",
+            "params": {"n": 2}}]
+    new = [{**_record("", 2, r, 2.0, 1.0), "puzzle": "bel", "solver": solver,
+            "params": {"n": 2, "strategy": "none"} if axis else {"n": 2},
+            "model_options": {"formulation": "counts", "strategy": strategy}}
+           for r, (solver, strategy, axis) in enumerate(
+               [("highs", "LabelPermutationImportance", False), ("kissat", "none", True)], 1)]
+    for record in old + new:
+        del record["label"]
+    path = tmp_path / "data" / "runs.jsonl"
+    _write(path, old)
+    before = cli("bench", "report", path)
+    assert before.code == 0, before.err
+    assert before.out.splitlines()[0].startswith("| puzzle | N | solver | runs |")
+    _write(path, old + new)
+    result = cli("bench", "report", path)
+    assert result.code == 0, result.err
+    header, *_ = result.out.splitlines()
+    assert header.startswith("| puzzle | N | solver | strategy | formulation | runs |")
+    rows = [row[:5] for row in _table_rows(result.out)[1:]]  # below the header
+    assert rows == [["bel", "2", "highs", "-", "-"],
+                    ["bel", "2", "highs", "LabelPermutationImportance", "counts"],
+                    ["bel", "2", "kissat", "none", "counts"]]
+    picked = cli("bench", "report", path, "--where", "strategy=none")
+    assert [row[2] for row in _table_rows(picked.out)[1:]] == ["kissat"]
+    runs = cli("bench", "report", path, "--table", "runs")
+    assert "| strategy | formulation |" in runs.out.splitlines()[0]
+    text = MARKER.replace("summary", "grid") + "\n<!-- /bench -->\n"
+    assert "| LabelPermutationImportance | counts |" in render_text(text, tmp_path)

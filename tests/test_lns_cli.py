@@ -18,6 +18,8 @@ def test_json_has_the_exact_methods_keys_and_a_verified_solution(cli, repair):
     exact = json.loads(cli("solve", 2, "--method", "exact", "--json").out)
     assert set(exact) <= set(data)
     assert data["status"] == "solved" and data["method"] == "lns" and data["repair"] == repair
+    # no solver model: the search's settings, in the names the exact method's options have
+    assert data["model_options"] == {"formulation": "lns", "strategy": "none", "repair": repair}
     assert data["best_conflicts"] == 0
     solution = parse_json(json.dumps(data["solution"]))
     assert solution.n == 3 and verify_solution(solution).valid

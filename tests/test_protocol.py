@@ -45,6 +45,10 @@ def solved(name: str, solver: str = "highs") -> tuple[Any, Any, Any]:
     instance = small(name)
     result = protocol.solve(puzzle, instance, solver)
     assert result.status is Status.SOLVED, result
+    # every puzzle's --json names the options that shaped its model, as plain values
+    options = result.to_json()["model_options"]
+    assert options == result.model.options and json.loads(json.dumps(options)) == options
+    assert all(isinstance(v, str | int | float | bool) for v in options.values())
     return puzzle, instance, result.solution
 
 
@@ -275,10 +279,14 @@ def test_bel_model_carries_its_strategies_and_the_hypotheses_they_rest_on():
     data = result.to_json()
     assert data["strategies"] == ["XStep", "YStep"]
     assert data["hypotheses"] == ["XStep", "YStep"] and data["solution"] is None
+    assert data["model_options"]["strategy"] == "XStep+YStep"
     # A symmetry breaker loses no solution: nothing is assumed, a solution is found.
     plain = bel.model(3, "mip", strategies=["LabelPermutationImportance"])
     assert plain.hypotheses == () and plain.keys == {
         "formulation": "counts", "strategies": ["LabelPermutationImportance"]}
+    # a MIP has no cardinality encoding; no strategy at all is "none"
+    assert plain.options == {"formulation": "counts", "strategy": "LabelPermutationImportance"}
+    assert bel.model(2, "mip").options == {"formulation": "counts", "strategy": "none"}
     assert plain.variables == plain.form.numVariables() > 0
     assert plain.constraints == plain.form.numConstraints() > 0
     with pytest.raises(InputError, match="unknown strategy"):
@@ -294,6 +302,9 @@ def test_bel_json_keeps_the_keys_of_solve_n_beside_the_common_ones():
     assert {"n", "formulation", "strategies", "build_seconds", "solve_seconds", "variables",
             "constraints", "solution", "message"} <= set(data)
     assert (data["n"], data["formulation"], data["strategies"]) == (2, "support", [])
+    # the options that shaped the model, defaults resolved: a reader sees which model ran
+    assert data["model_options"] == {"formulation": "support", "strategy": "none",
+                                     "card": "totalizer"}
     assert (data["variables"], data["constraints"]) == (result.variables, result.constraints)
     assert "hypotheses" not in data  # only where an infeasible answer would rest on some
     assert bel.from_json(data)[1].to_dict() == result.solution.to_dict()
@@ -366,6 +377,7 @@ def test_sudoku_cube_digits_that_cannot_make_six_faces_are_infeasible():
     stickers[0] = (digit % 9 + 1, direction)  # that digit 7 times, the one it was 5 times
     result = protocol.solve(cube, cube.instance(CubeState(tuple(stickers))), "highs")
     assert result.status is Status.INFEASIBLE and "no_grid" in result.detail
+    assert result.to_json()["model_options"] == {}  # refused before any model was built
 
 
 def test_sudoku_cube_a_reassembled_cube_is_infeasible():

@@ -48,6 +48,8 @@ def check_seeds(seeds, solver="highs", parity="inversions"):
         outcome = run(instance.state, solver, parity, moves=True)
         assert_solved_for_real(instance, outcome)
         assert outcome.parity == parity and outcome.solver_calls == 1 + outcome.cuts
+        assert outcome.to_json()["model_options"] == {
+            "parity": parity, "upright": "imply+count", "rules": "twist+flip+parity+centres"}
 
 
 @pytest.mark.slow  # ten MIP solves; the default suite solves generated cubes elsewhere

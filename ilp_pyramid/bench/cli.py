@@ -110,7 +110,9 @@ def bench(
 
     A puzzle's grid runs `ilp-pyramid <case> [--KEY V] --solver S --seed r-1 --time-limit T
     --json` for each of the puzzle's bench cases (Bel: `solve N` for each --n), each --grid
-    value and each solver; a record keeps the case's params, and tables group by them.
+    value and each solver; a record keeps the case's params and the options that shaped the
+    run's model (its --json "model_options": Bel's formulation, strategy, card), and tables
+    group by both, a column each.
     Every finished run goes to --results at once (JSON lines, with its command line, the
     machine, the load average before and after, wall and CPU seconds); --resume skips those.
     Prints a table per configuration; --plot draws time vs N; --json gives the summary.

@@ -5,7 +5,12 @@ the timed argv and the bench invocation, the machine (cores, platform, Python, p
 version), the date, the load average just before and just after the run, wall and CPU
 seconds, status, exit code, peak memory, repeat and seed; a run of a puzzle's grid also the
 puzzle and its `params` (the grid point: the bench case's params and the axes' values); a
-run on a Dask cluster (`bench --scheduler`) also its worker's `host` and `worker` address.
+run whose --json says which options shaped its model (`solve --json`'s "model_options": Bel's
+formulation, strategy set and card, the Sudoku Cube's parity...) also those, as
+`model_options`, defaults resolved, so a table says which model ran even where no axis named
+it; a run on a Dask cluster (`bench --scheduler`) also its worker's `host` and `worker`
+address. Records without `model_options` (written before, or of a command that does not
+report them) are read as they are.
 Bel-grid records from before name their grid point in top-level `n`, `formulation`,
 `strategies` and `card`, and are read so (summary.params_of). Older records
 (docs/*.jsonl from before) lack the machine facts: they are read as they are and flagged
@@ -159,13 +164,27 @@ def _invalid(record: dict) -> str:
             isinstance(strategies, list) and all(isinstance(s, str) for s in strategies))):
         return "record whose strategies are not names ignored"
     params = record.get("params")
-    if params is not None and not (isinstance(params, dict) and all(
-            isinstance(value, str | bool | None) or plain_number(value)
-            for value in params.values())):
+    if params is not None and not _plain_values(params):
         return "record whose params are not a grid point ignored"
+    if record.get("model_options") is not None and model_options_of(record) is None:
+        return "record whose model_options are not options ignored"
     if record.get("schema") != SCHEMA:
         record["legacy"] = True  # no machine facts: readable, but flagged wherever shown
     return ""
+
+
+def _plain_values(mapping) -> bool:
+    """A dict of names to text, flags, numbers or null (a grid point, a model's options)."""
+    return isinstance(mapping, dict) and all(
+        isinstance(name, str) and (isinstance(value, str | bool | None) or plain_number(value))
+        for name, value in mapping.items())
+
+
+def model_options_of(data: dict) -> dict | None:
+    """The "model_options" of a run's --json or of a record: a dict of option names to plain
+    values; None when there are none, or they are not such a dict."""
+    options = data.get("model_options")
+    return dict(options) if _plain_values(options) else None
 
 
 def plain_number(value) -> bool:

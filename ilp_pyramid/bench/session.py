@@ -26,6 +26,7 @@ from ilp_pyramid.bench.records import (
     load_average,
     loads_object,
     machine_facts,
+    model_options_of,
     now,
     plain_number,
     read_results,
@@ -80,6 +81,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         if data:  # model sizes, when the command reports them (solve-cnf: clauses)
             record.update(variables=_number(data.get("variables")),
                           constraints=_number(data.get("constraints", data.get("clauses"))))
+            record.update(_model_options(data))
         return record
     if data is None:
         record.update(status=ERROR, seconds=measured.wall_seconds,
@@ -97,8 +99,16 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         solution=data.get("solution"),
         # what else the puzzle reported (each puzzle its own fields), for its own tables
         result={name: value for name, value in data.items() if name != "solution"},
+        **_model_options(data),
     )
     return record
+
+
+def _model_options(data: dict) -> dict:
+    """{"model_options": ...} of a run's --json, where it reports them as a record keeps
+    them (records.model_options_of); {} for a run that does not."""
+    options = model_options_of(data)
+    return {} if options is None else {"model_options": options}
 
 
 def _number(value):

@@ -3,8 +3,11 @@
 One summary per configuration, which every table uses: runs, solved, min / median / max wall
 seconds of the whole process, median CPU seconds, the solver's own solve seconds and model
 sizes where the run reported them, and the load-average range the runs met. A configuration
-is a record's label (template runs), puzzle, grid point (`params`) and solver: the columns
-come from the records, so a puzzle's own params are columns without the bench knowing them.
+is a record's label (template runs), puzzle, grid point (`params`), solver and the options
+that shaped its model (`model_options`: a column per option, after the params; a param of
+the same name is the same column): the columns come from the records, so a puzzle's own
+params and options are columns without the bench knowing them. A record without an option
+another record has shows "-" there.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ OUTER_FIELDS = ("label", "puzzle")
 # Bel-grid records from before `params` held their grid point at the top level.
 LEGACY_PARAMS = ("n", "formulation", "strategies", "card")
 # Configuration columns whose values are names, never numbers (left-aligned).
-TEXT_COLUMNS = ("label", "puzzle", "solver", "formulation", "strategies", "card")
+TEXT_COLUMNS = ("label", "puzzle", "solver", "formulation", "strategies", "strategy", "card")
+# Fields of a summary row: a model option of that name would shadow one, so is no column.
+ROW_FIELDS = frozenset({"config", "family", "runs", "solved", "timeouts", "errors",
+                        "min_seconds", "median_seconds", "max_seconds", "median_cpu_seconds",
+                        "min_solve_seconds", "median_solve_seconds", "max_solve_seconds",
+                        "variables", "constraints", "peak_rss_mb", "load_min", "load_max",
+                        "legacy"})
 
 
 def params_of(record: dict) -> dict:
@@ -38,20 +47,37 @@ def params_of(record: dict) -> dict:
     return {name: record[name] for name in LEGACY_PARAMS if name in record}
 
 
+def model_options_of(record: dict) -> dict:
+    """The options that shaped a record's model ({} for a record that names none)."""
+    options = record.get("model_options")
+    return options if isinstance(options, dict) else {}
+
+
 def config_fields(records: Sequence[dict]) -> list[str]:
     """The configuration columns of some records: label, puzzle, the params in order of first
-    appearance with the solver after the first of them."""
+    appearance with the solver after the first of them, then the model options that no param
+    names (in order of first appearance)."""
     names: dict[str, None] = {}
     for record in records:
         names.update(dict.fromkeys(params_of(record)))
     params = [name for name in names if name not in (*OUTER_FIELDS, "solver")]
-    return [*OUTER_FIELDS, *params[:1], "solver", *params[1:]]
+    options: dict[str, None] = {}
+    for record in records:
+        options.update(dict.fromkeys(model_options_of(record)))
+    options = {name: None for name in options
+               if name not in names and name not in (*OUTER_FIELDS, "solver", *ROW_FIELDS)}
+    return [*OUTER_FIELDS, *params[:1], "solver", *params[1:], *options]
 
 
 def config_value(record: dict, name: str):
-    """One configuration value of a record, as tables show it ('' for none; lists as A+B)."""
-    value = record.get(name) if name in (*OUTER_FIELDS, "solver") else \
-        params_of(record).get(name)
+    """One configuration value of a record, as tables show it ('' for none; lists as A+B):
+    its param of that name where it has one (not null), else its model option."""
+    if name in (*OUTER_FIELDS, "solver"):
+        value = record.get(name)
+    else:
+        value = params_of(record).get(name)
+        if value is None:
+            value = model_options_of(record).get(name)
     if isinstance(value, list):
         value = "+".join(map(str, value))
     return "" if value is None else value

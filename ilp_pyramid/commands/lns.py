@@ -236,8 +236,15 @@ def lns_result(race: RaceOutcome, json_extra: dict | None = None) -> protocol.Re
     return protocol.Result(
         "bel", status, f"lns+{outcome.repair}", FORM,
         outcome.seconds, solution=outcome.solution, instance=outcome.n,
-        solve_seconds=outcome.seconds,
+        solve_seconds=outcome.seconds, model_options=search_options(outcome.repair),
         keys={**outcome_json(outcome), **race_json(race), **(json_extra or {})})
+
+
+def search_options(repair: str) -> dict[str, str]:
+    """The hybrid search's "model_options": it builds no solver model, so its settings in the
+    names of the exact method's (formulation "lns", as its --json says, and no strategy) and
+    the exact-cover repair it runs."""
+    return {"formulation": "lns", "strategy": "none", "repair": repair}
 
 
 def race_json(race: RaceOutcome) -> dict:

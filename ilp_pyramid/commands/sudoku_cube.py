@@ -384,7 +384,8 @@ def bench_one_cmd(
             "solve_seconds": result.solve_seconds, "moves_seconds": result.moves_seconds,
             "total_seconds": time.perf_counter() - began,
             "solver_calls": result.solver_calls,
-            "turns": len(result.solution.moves or []) if result.solution else 0}
+            "turns": len(result.solution.moves or []) if result.solution else 0,
+            "model_options": result.model_options}
     if json_out:
         print_json(data)
     else:

@@ -94,15 +94,17 @@ class BelPuzzle:
             built = build_model(n, formulation, strategies)
             return Model("mip", built.problem, lambda answer: built.decode(answer.values),
                          built.build_seconds, built.num_variables, built.num_constraints,
-                         assumed, {"formulation": formulation, "strategies": strategies})
+                         assumed, {"formulation": formulation, "strategies": strategies},
+                         options=model_options(formulation, strategies))
         if form == "cnf":
             from ilp_pyramid.puzzles.bel.cnf import DEFAULT_CARD, DEFAULT_ENCODING, build_cnf
 
-            formulation = formulation or DEFAULT_ENCODING
-            cnf = build_cnf(n, formulation, card or DEFAULT_CARD, strategies=strategies)
+            formulation, card = formulation or DEFAULT_ENCODING, card or DEFAULT_CARD
+            cnf = build_cnf(n, formulation, card, strategies=strategies)
             return Model("cnf", cnf.formula, lambda answer: cnf.decode(answer.model),
                          cnf.build_seconds, cnf.num_variables, cnf.num_clauses, assumed,
-                         {"formulation": formulation, "strategies": strategies})
+                         {"formulation": formulation, "strategies": strategies},
+                         options=model_options(formulation, strategies, card))
         raise AssertionError(form)  # check_form let through a form this method lacks
 
     def json_keys(self, instance: int, result: Result) -> dict:
@@ -180,6 +182,16 @@ class BelPuzzle:
         from ilp_pyramid.puzzles.bel import bench_cases
 
         return bench_cases.bench_fits(params, solver)
+
+
+def model_options(formulation: str, strategies: Sequence[str],
+                  card: str | None = None) -> dict[str, str]:
+    """The options that shape a Bel model, as `solve --json` reports them ("model_options")
+    and the bench's axes name them: the formulation (a CNF: its encoding), the strategy set
+    as one value ("A+B", "none" for none) and, for a CNF, the "one cell per cube"
+    cardinality encoding."""
+    options = {"formulation": formulation, "strategy": "+".join(strategies) or "none"}
+    return options | ({"card": card} if card is not None else {})
 
 
 def _check_instance(n: object) -> int:

@@ -125,7 +125,8 @@ class SudokuCubePuzzle:
               rules: Iterable[str] = RULES) -> Model:
         """The grid model (model.py) keeping `rules` of turning, its parities kept as
         `parity` says; it solves itself in rounds (rounds.py). Digits that cannot make six
-        1-9 faces raise `protocol.Infeasible` saying which."""
+        1-9 faces raise `protocol.Infeasible` saying which. Its `options`: the parity mode,
+        the upright form (model.py's default) and the rules kept ("A+B", "none")."""
         instance, _ = _check_instance(instance), check_form(self, form)
         parity = check_choice(parity, "the parity mode", PARITY_MODES)
         if isinstance(rules, str) or not isinstance(rules, Iterable):
@@ -137,7 +138,12 @@ class SudokuCubePuzzle:
         problem = digit_count_problem(instance.state)
         if problem:
             raise Infeasible(problem)
-        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model, decode
+        from ilp_pyramid.puzzles.sudoku_cube.model import (
+            DEFAULT_UPRIGHT,
+            NoGrid,
+            build_model,
+            decode,
+        )
         from ilp_pyramid.puzzles.sudoku_cube.rounds import Rounds
         from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 
@@ -149,7 +155,8 @@ class SudokuCubePuzzle:
                      lambda answer: assemble(instance.state, decode(built, answer.values)),
                      build_seconds=built.build_seconds, variables=built.num_variables,
                      constraints=built.num_constraints, keys={"parity": parity},
-                     run=Rounds(built))
+                     run=Rounds(built), options={"parity": parity, "upright": DEFAULT_UPRIGHT,
+                                                 "rules": "+".join(rules) or "none"})
 
     def after(self, instance: Cube, result: Result, options: SolveOptions,
               moves: bool = False) -> CubeResult:
