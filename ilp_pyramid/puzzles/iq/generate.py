@@ -1,13 +1,13 @@
 """Seeded challenges: a random filling of a board, k of its pieces given, the rest to find.
 
-The filling is Algorithm X over the board's exact cover (model.Instance.exact_cover_rows)
-with the candidate rows tried in a shuffled order: the first filling found is a random one,
-found in well under a second on the 55-cell boards (always the smallest column first, so
-there is little to backtrack). Then the pieces of the filling are shuffled and the first k
-given. The same (board, seed) gives the same filling and the same order of pieces on every
-machine (Python's `random.Random` with a string seed, as insanity's generator), so the
-challenges of one seed nest: those of k pieces given are among those of k + 1. Fewer given,
-more to search: the ramp of the bench (puzzle.py, bench_cases).
+The filling is Algorithm X over the board's exact cover (model.Instance.exact_cover_rows),
+the candidate rows tried in a shuffled order, so the first filling found is a random one;
+a search that runs long starts again with a new order (the pyramid's searches are
+heavy-tailed), which keeps the 55-cell boards under a second. Then the pieces of the filling
+are shuffled and the first k given. The same (board, seed) gives the same filling and the
+same order of pieces on every machine (Python's `random.Random` with a string seed, as
+insanity's generator), so the challenges of one seed nest: those of k pieces given are among
+those of k + 1. Fewer given, more to search: the bench's ramp (puzzle.py, bench_cases).
 """
 
 from __future__ import annotations
