@@ -104,9 +104,10 @@ def load_instance(board_name: str, given: Path | None, pieces_file: Path | None,
     return build_instance(board, pieces, challenge.given, challenge.pins)
 
 
-def _loaded(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
+def _loaded(board_name: str, given: Path | None, pieces_file: Path | None,
+            generate_given: int | None = None, seed: int | None = None) -> Instance:
     try:
-        return load_instance(board_name, given, pieces_file)
+        return load_instance(board_name, given, pieces_file, generate_given, seed)
     except InputError as exc:
         fail(str(exc))
 
@@ -365,12 +366,14 @@ def verify(
 def show(
     board: str = BoardArg,
     given: Path = GivenOpt,
+    generate_given: int = GenerateGivenOpt,
     pieces: Path = PiecesOpt,
+    seed: int = like(Seed, help="Random seed of --generate-given's challenge (default 0)."),
     png: Path = typer.Option(None, "--png", help="Also draw it to this PNG."),
     json_out: bool = Json,
 ) -> None:
     """Print a board (and the pieces of a challenge already on it), without solving."""
-    instance = _loaded(board, given, pieces)
+    instance = _loaded(board, given, pieces, generate_given, seed)
     pins = {c: letter.lower() for c, letter in instance.letters(instance.pins).items()}
     letters = {**instance.letters(instance.given), **pins}
     if png is not None:
