@@ -147,6 +147,14 @@ def _iq(label: str, text: str, sample: bool = False) -> Instance:
                     sample=sample)
 
 
+def _iq_generated(board: str, k: int, seed: int) -> Instance:
+    """A step of the bench's ramp (`iq solve BOARD --generate-given K --seed S`): a seeded
+    filling of the board with k of its pieces given."""
+    return Instance("iq", f"{board}_given{k}_s{seed}",
+                    {"board": board, "k": k, "seed": seed, "instance": "generated"},
+                    lambda p: p.generate_given(board, k, seed), solver="kissat")
+
+
 def _views(number: int, sample: bool = False) -> Instance:
     # Unsolvable views get their (infeasible) model too: the file is the proof to find.
     return Instance("views", f"{number:06}", {"number": f"{number:06}"},
@@ -168,6 +176,8 @@ RAMPS: dict[str, tuple[Instance, ...]] = {
     "iq": (_iq("pyramid3", "pyramid3\n", sample=True),  # 14 balls for 12 pieces: none
            _iq("pyramid5_given", _PYRAMID5_GIVEN, sample=True),
            _iq("triangle_five_given", _TRIANGLE_FIVE_GIVEN),
+           _iq_generated("pyramid5", 8, 0), _iq_generated("triangle", 6, 0),
+           _iq_generated("rectangle", 4, 0), _iq_generated("pyramid5", 4, 0),
            _iq("pyramid4", "pyramid4\n"),
            _iq("pyramid5_isolated", _PYRAMID5_ISOLATED),
            _iq("triangle_isolated", _TRIANGLE_ISOLATED),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import ilp_pyramid
 from ilp_pyramid.bench import parse_sizes, read_results
 from ilp_pyramid.errors import InputError
 from tests import bench_puzzles
@@ -39,7 +40,10 @@ def test_parse_sizes():
     assert parse_sizes("2,4, 3") == [2, 4, 3]
     assert parse_sizes("1..2,2,5") == [1, 2, 5]
     assert parse_sizes("2..99") == list(range(2, 100))  # the puzzle checks its own range
-    for bad in ("5..2", "a..b", "", "0", "1..10000000000"):
+    assert parse_sizes("0,4") == [0, 4]  # IQ: pieces given, 0 the empty board
+    with pytest.raises(InputError):
+        ilp_pyramid.puzzle("bel").bench_cases(parse_sizes("0"))  # Bel has no N = 0
+    for bad in ("5..2", "a..b", "", "-1", "1..10000000000"):
         with pytest.raises(InputError):
             parse_sizes(bad)
 

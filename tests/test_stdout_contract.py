@@ -121,8 +121,8 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     # A group's bench is the one bench with --puzzle fixed (puzzle_cli).
     ("insanity bench", ["--n", "4", "--solver", "highs,kissat", "--time-limit", "30",
                         "--results", "{tmp}/ins.jsonl", "--json"], SOLVED),
-    ("iq bench", ["--solver", "dlx", "--time-limit", "30", "--results", "{tmp}/iq.jsonl",
-                  "--json"], SOLVED),
+    ("iq bench", ["--n", "4", "--solver", "dlx", "--time-limit", "30", "--results",
+                  "{tmp}/iq.jsonl", "--json"], SOLVED),
     ("views bench", ["--solver", "cbc", "--time-limit", "30", "--results", "{tmp}/v.jsonl",
                      "--json"], SOLVED),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.

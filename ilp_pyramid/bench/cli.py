@@ -51,7 +51,8 @@ def bench(
                                help="The puzzle whose grid to run: its bench cases (see "
                                     "`ilp-pyramid --help` for the puzzles)."),
     n: str = typer.Option(None, "--n", show_default="the puzzle's own; templates 2..4",
-                          help="Sizes: 2..5, or a list 2,3,5."),
+                          help="Sizes: 2..5, or a list 2,3,5 (IQ: pieces given, 0 the empty "
+                               "board)."),
     solver: str = typer.Option(None, "--solver", "-s",
                                show_default="highs,cbc,scip,kissat: those the puzzle "
                                             "takes, scip where installed",

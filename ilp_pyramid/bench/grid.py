@@ -158,8 +158,8 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
 
 
 def parse_sizes(text: str) -> list[int]:
-    """'2..5' -> [2, 3, 4, 5]; '2,4' -> [2, 4]; '3' -> [3]; each at least 1 (the puzzle's
-    bench cases check its own range)."""
+    """'2..5' -> [2, 3, 4, 5]; '2,4' -> [2, 4]; '3' -> [3]; each at least 0 (the puzzle's
+    bench cases check its own range: IQ's 0 pieces given is the empty board)."""
     sizes: list[int] = []
     for part in text.replace(" ", "").split(","):
         if not part:
@@ -172,8 +172,8 @@ def parse_sizes(text: str) -> list[int]:
         if low > high:
             raise InputError(f"--n {part}: the range is empty")
         for n in (low, high):  # checked before expanding: 1..10**10 is refused, not built
-            if not 1 <= n <= MAX_SIZE:
-                raise InputError(f"--n: size {n} is out of range 1..{MAX_SIZE}")
+            if not 0 <= n <= MAX_SIZE:
+                raise InputError(f"--n: size {n} is out of range 0..{MAX_SIZE}")
         sizes += range(low, high + 1)
     if not sizes:
         raise InputError("--n: no sizes given")

@@ -63,6 +63,13 @@ GivenOpt = typer.Option(None, "--given", "-g",
                              "already placed ('.' free; a small letter pins one cell to that "
                              "piece, the rest of it to be found). 3-D: one grid per level, "
                              "bottom first, blank line between levels.")
+GenerateGivenOpt = typer.Option(
+    None, "--generate-given", min=0, metavar="K",
+    help="A challenge drawn at random instead of --given: a random filling of BOARD (picked "
+         "by --seed, default 0) with K of its pieces given, the rest to find. The same board "
+         "and seed give the same filling everywhere; fewer given, more to search.")
+GivenSeed = like(Seed, help="Random seed: of --generate-given's challenge (default 0) and of "
+                            "the solver.")
 PiecesOpt = typer.Option(None, "--pieces",
                          help="JSON piece set: [{\"letter\", \"cells\": [[col, row], ...], "
                               "\"colour\"}, ...] (default: the 12 Kanoodle pieces).")
@@ -72,27 +79,35 @@ SolverOpt = like(
          f"SAT: {solvers.listing('sat')} | {solvers.listing('cp')} (OR-Tools CP-SAT) | "
          f"{solvers.listing('dlx')} (the package's Dancing Links). Every one solves the exact "
          "cover: dlx as it is, the others lowered to the form they take.")
-# Standard options IQ takes its own way: the board is an argument (no FILE, nothing
-# generated), the seed only the solver's, the solver `auto` by default, and --json read
-# before the solve (the text names the board and the engine first).
+# Standard options IQ takes its own way: the board is an argument (no FILE, no --generate N:
+# --generate-given K draws a challenge on it), the seed that challenge's and the solver's, the
+# solver `auto` by default, and --json read before the solve (the text names the board and
+# the engine first).
 _SOLVE_OWN_WAY = ("file", "generate", "planted", "seed", "solver", "json_out")
 _EXPORT_OWN_WAY = ("file", "generate", "planted", "seed")
 
 
-def load_instance(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
-    """BOARD with the challenge of --given on it and the pieces of --pieces; InputError (one
-    line) for anything malformed, the board's size checked before any placement is laid."""
+def load_instance(board_name: str, given: Path | None, pieces_file: Path | None,
+                  generate_given: int | None = None, seed: int | None = None) -> Instance:
+    """BOARD with the challenge of --given (or of --generate-given K with --seed) on it and
+    the pieces of --pieces; InputError (one line) for anything malformed, the board's size
+    checked before any placement is laid."""
+    if given is not None and generate_given is not None:
+        raise InputError("give a challenge with --given or --generate-given K, not both")
     board = board_by_name(board_name)
     pieces = piece_set(str(pieces_file) if pieces_file else None)
+    if generate_given is not None:
+        return PUZZLE.generate_given(board, generate_given, seed or 0, pieces=pieces)
     if given is None:
         return build_instance(board, pieces)
     challenge = read_challenge(str(given), board, pieces)
     return build_instance(board, pieces, challenge.given, challenge.pins)
 
 
-def _loaded(board_name: str, given: Path | None, pieces_file: Path | None) -> Instance:
+def _loaded(board_name: str, given: Path | None, pieces_file: Path | None,
+            generate_given: int | None = None, seed: int | None = None) -> Instance:
     try:
-        return load_instance(board_name, given, pieces_file)
+        return load_instance(board_name, given, pieces_file, generate_given, seed)
     except InputError as exc:
         fail(str(exc))
 
@@ -139,9 +154,10 @@ class _OnTheTerminal(IQPuzzle):
 def _solve_options(
     board: str = BoardArg,
     given: Path = GivenOpt,
+    generate_given: int = GenerateGivenOpt,
     solver: str = SolverOpt,
     pieces: Path = PiecesOpt,
-    seed: int = Seed,
+    seed: int = GivenSeed,
     png: Path = typer.Option(None, "--png", help="Also draw the filled board to this PNG."),
     json_out: bool = Json,
 ) -> Call:
@@ -149,7 +165,7 @@ def _solve_options(
         engine = protocol.solver_for(PUZZLE, solver).name
     except InputError as exc:
         raise InputError(f"{exc} or {', '.join(PUZZLE.solver_aliases)}") from None
-    instance = load_instance(board, given, pieces)
+    instance = load_instance(board, given, pieces, generate_given, seed)
     if not json_out:
         chosen = f"{engine} (auto)" if solver.strip().lower() == "auto" else engine
         console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
@@ -165,14 +181,16 @@ def _solve_options(
 
 app.command("solve")(solve_command(
     _OnTheTerminal(), _solve_options, hide=_SOLVE_OWN_WAY,
-    doc="Fill BOARD (completing a challenge with --given) and print it, each piece a "
-        "letter.\n\nExit codes: 0 solved, 1 no solution exists, 2 bad input, 3 time limit "
-        "reached."))
+    doc="Fill BOARD (completing a challenge with --given, or a random one with "
+        "--generate-given K) and print it, each piece a letter.\n\nExit codes: 0 solved, 1 "
+        "no solution exists, 2 bad input, 3 time limit reached."))
 
 
 def _export_options(board: str = BoardArg, given: Path = GivenOpt,
-                    pieces: Path = PiecesOpt) -> Call:
-    instance = load_instance(board, given, pieces)
+                    generate_given: int = GenerateGivenOpt, pieces: Path = PiecesOpt,
+                    seed: int = like(Seed, help="Random seed of --generate-given's challenge "
+                                                "(default 0).")) -> Call:
+    instance = load_instance(board, given, pieces, generate_given, seed)
     return Call(instance=instance, keys={"board": instance.board.name})
 
 
@@ -348,12 +366,14 @@ def verify(
 def show(
     board: str = BoardArg,
     given: Path = GivenOpt,
+    generate_given: int = GenerateGivenOpt,
     pieces: Path = PiecesOpt,
+    seed: int = like(Seed, help="Random seed of --generate-given's challenge (default 0)."),
     png: Path = typer.Option(None, "--png", help="Also draw it to this PNG."),
     json_out: bool = Json,
 ) -> None:
     """Print a board (and the pieces of a challenge already on it), without solving."""
-    instance = _loaded(board, given, pieces)
+    instance = _loaded(board, given, pieces, generate_given, seed)
     pins = {c: letter.lower() for c, letter in instance.letters(instance.pins).items()}
     letters = {**instance.letters(instance.given), **pins}
     if png is not None:

@@ -38,10 +38,12 @@ from ilp_pyramid.protocol import (
     check_object,
     check_sizes,
     check_text,
+    check_whole,
     shown,
     solve_options,
 )
 from ilp_pyramid.puzzles.iq.boards import Board, board_by_name, named_board, parse_text_board
+from ilp_pyramid.puzzles.iq.generate import generate_given
 from ilp_pyramid.puzzles.iq.given import parse_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES, Piece, piece_from_json, piece_set
@@ -57,6 +59,9 @@ if TYPE_CHECKING:
 
 DEFAULT_BOARD = "pyramid5"  # the IQ Pyramid itself: 55 balls, the 12 pieces
 BENCH_BOARDS = ("pyramid5", "triangle", "rectangle")
+# The bench's ramp: pieces given of a seeded filling (generate.py), fewer given = more to
+# search; 0 is the empty board.
+BENCH_GIVEN = (8, 6, 4, 2, 0)
 
 Filling = dict[int, int]  # board cell index -> piece index
 
@@ -104,6 +109,17 @@ class IQPuzzle:
             return build_instance(board, chosen)
         challenge = parse_challenge(text, board, chosen)
         return build_instance(board, chosen, challenge.given, challenge.pins)
+
+    def generate_given(self, board: str | Board = DEFAULT_BOARD, k: int = 0, seed: int = 0, *,
+                       pieces: str | Sequence[Piece] | None = None) -> Instance:
+        """A challenge drawn at random: a seeded random filling of `board` with `k` of its
+        pieces given (what `iq solve BOARD --generate-given K --seed S` solves). The same
+        board and seed give the same filling on every machine, and the givens of k pieces
+        are among those of k + 1. InputError for a board with no filling or k more than the
+        pieces a filling uses."""
+        board, chosen = _board(board), _pieces(pieces)
+        k = check_whole(k, "the number of pieces given", 0, len(chosen))
+        return generate_given(board, chosen, k, check_whole(seed, "seed"))
 
     def parse(self, text: str) -> Instance:
         """A board name on the first line, then (optionally) the challenge drawn on it as
@@ -251,9 +267,14 @@ class IQPuzzle:
         return report.solutions
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
-        """The three 55-cell boards, each filled by all 12 pieces (`sizes` does not apply)."""
-        check_sizes(sizes, "size")
-        return [BenchCase(("iq", "solve", board), {"board": board}) for board in BENCH_BOARDS]
+        """The three 55-cell boards, each with k of the 12 pieces given (`sizes`: the k, by
+        default BENCH_GIVEN) from a seeded filling: the bench's --seed picks the challenge
+        (repeat r: seed r-1), the same on every machine. k = 0 is the empty board."""
+        given = check_sizes(sizes, "number of pieces given", 0, len(STANDARD_PIECES)) \
+            or BENCH_GIVEN
+        return [BenchCase(("iq", "solve", board, "--generate-given", str(k)),
+                          {"k": k, "board": board, "instance": "generated"})
+                for k in given for board in BENCH_BOARDS]
 
 
 def _check_instance(instance: object) -> Instance:
