@@ -82,7 +82,7 @@ class SudokuCubePuzzle:
     # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
     # added from this object (puzzle_cli.app_for).
     cli_app = "ilp_pyramid.commands.sudoku_cube:app"
-    forms = ("mip",)
+    forms = ("mip", "cnf")
 
     def instance(self, state: CubeState | str | Mapping[str, Sequence[str]],
                  symmetric: Iterable[int] = ()) -> Cube:
@@ -123,9 +123,10 @@ class SudokuCubePuzzle:
 
     def model(self, instance: Cube, form: str, *, parity: str = DEFAULT_PARITY,
               rules: Iterable[str] = RULES) -> Model:
-        """The grid model (model.py) keeping `rules` of turning, its parities kept as
-        `parity` says; it solves itself in rounds (rounds.py). Digits that cannot make six
-        1-9 faces raise `protocol.Infeasible` saying which."""
+        """The grid model keeping `rules` of turning, its parities kept as `parity` says:
+        form "mip" the 0-1 program (model.py), "cnf" the same rules as clauses (cnf.py);
+        either solves itself in rounds (rounds.py). Digits that cannot make six 1-9 faces
+        raise `protocol.Infeasible` saying which."""
         instance, _ = _check_instance(instance), check_form(self, form)
         parity = check_choice(parity, "the parity mode", PARITY_MODES)
         if isinstance(rules, str) or not isinstance(rules, Iterable):
@@ -137,16 +138,18 @@ class SudokuCubePuzzle:
         problem = digit_count_problem(instance.state)
         if problem:
             raise Infeasible(problem)
-        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model, decode
+        from ilp_pyramid.puzzles.sudoku_cube.cnf import build_cnf
+        from ilp_pyramid.puzzles.sudoku_cube.model import NoGrid, build_model
         from ilp_pyramid.puzzles.sudoku_cube.rounds import Rounds
         from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 
+        build = build_cnf if form == "cnf" else build_model
         try:
-            built = build_model(instance.state, instance.symmetric, parity, rules)
+            built = build(instance.state, instance.symmetric, parity, rules)
         except NoGrid as exc:
             raise Infeasible(str(exc)) from None
-        return Model("mip", built.problem,
-                     lambda answer: assemble(instance.state, decode(built, answer.values)),
+        return Model(form, built.form,
+                     lambda answer: assemble(instance.state, built.grid(answer)),
                      build_seconds=built.build_seconds, variables=built.num_variables,
                      constraints=built.num_constraints, keys={"parity": parity},
                      run=Rounds(built))
