@@ -228,8 +228,8 @@ class SudokuCubePuzzle:
         return instance, solution
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
-        """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
-        bench's --seed picks the cube (bench_cases.py)."""
+        """One generated cube per scramble length in `sizes` (default 1, 2, 3, 5, 10 and 30
+        turns); the bench's --seed picks the cube (bench_cases.py)."""
         return bench_grid(check_sizes(sizes, "scramble (face turns)", 0, MAX_SCRAMBLE))
 
 
