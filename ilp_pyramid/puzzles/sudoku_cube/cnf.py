@@ -33,8 +33,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
-from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
     DEFAULT_PARITY,
@@ -88,8 +88,9 @@ class CubeCnf:
     def num_constraints(self) -> int:
         return len(self.clauses)
 
-    def grid(self, answer: BackendResult) -> Grid:
-        """The grid of a SAT answer's model (its true literals)."""
+    def grid(self, answer: Any) -> Grid:
+        """The grid of a SAT answer's model, its true literals (`answer`: a backend's
+        Result)."""
         true = {lit for lit in answer.model or () if lit > 0}
 
         def chosen(var: Mapping, what: str) -> dict:

@@ -45,10 +45,10 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import pulp
 
-from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
@@ -93,8 +93,8 @@ class CubeModel(ModelSize):
         """What a MIP backend takes: the problem (the cuts add rows to it)."""
         return self.problem
 
-    def grid(self, answer: BackendResult) -> Grid:
-        """The grid of a MIP answer's values."""
+    def grid(self, answer: Any) -> Grid:
+        """The grid of a MIP answer's values (`answer`: a backend's Result)."""
         return decode(self, answer.values)
 
     def add_parity_cut(self, corners: Mapping[int, int], edges: Mapping[int, int],
