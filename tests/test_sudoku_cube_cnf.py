@@ -154,3 +154,15 @@ def test_the_bench_ramp_runs_from_one_turn_to_the_generators_default():
     scrambles = [case.params["scramble"] for case in cube.bench_cases()]
     assert scrambles == sorted(scrambles) and scrambles[0] == 1 and scrambles[-1] == 30
     assert len(scrambles) >= 4
+
+
+def test_the_exact_parities_answer_the_cut_loops_worst_case_at_once():
+    """Every grid of this cube has the wrong centre parity (2^6 of them per grid): cuts give
+    up after hundreds of solves, the XOR chains prove it in one, and the diagnosis names the
+    centre (measured in docs/sudoku_cube.md)."""
+    from test_sudoku_cube_solve import ones_in_the_middle
+
+    result = protocol.solve(cube, cube.instance(ones_in_the_middle(0)), "kissat",
+                            {"time_limit": 60})
+    assert (result.status, result.detail) == (Status.INFEASIBLE, NOT_TURNABLE)
+    assert "a centre is turned a quarter in place" in result.reason and result.cuts == 0
