@@ -21,8 +21,9 @@ the face turns (checked by simulation); the result is a `CubeResult` (outcome.py
     >>> result.status, result.detail, result.solver_calls
     (<Status.INFEASIBLE: 'infeasible'>, 'not_turnable', 2)
 
-Light to import: model.py, rounds.py, finish.py, solution.py (PuLP) and render.py (the
-drawing) are imported on first use.
+Its forms: "mip" (model.py) and "cnf" (cnf.py, the same rules for a SAT solver: `solver=
+"kissat"` builds it). Light to import: model.py, cnf.py, rounds.py, finish.py, solution.py
+(PuLP) and render.py (the drawing) are imported on first use.
 
 Every method checks its arguments at the door (`_check_instance`, `_check_solution`):
 anything that is no `Cube` or no `CubeSolution` is an InputError of one line.
