@@ -4,7 +4,8 @@ For each puzzle a small ramp of instances (`RAMPS`, easiest first, solvable and 
 written as the MIP in MPS (a puzzle that builds an exact cover has it lowered, as
 `backends/lowering.py` lowers it for a MIP solver) and as DIMACS CNF (the CNF, or the lowered
 exact cover), or, for the optimisation puzzle (views), as a weighted CNF for MaxSAT. Sudoku
-Cube's model is a MIP only: it has no CNF file.
+Cube's files are its two forms of the same rules (model.py, cnf.py), so one answer holds for
+both.
 
 `manifest.json` lists every file: puzzle, parameters, file name, format, its sha256 and size
 in bytes, the model's size, and the known answer: the status `protocol.solve` gave (the
@@ -168,7 +169,8 @@ def _sudoku_cube(scramble: int, seed: int, sample: bool = False) -> Instance:
 
 
 # Each puzzle's ramp, easiest first, solvable and not. The sample (models/library/) keeps
-# one or two small ones of each: a Sudoku Cube's MPS alone is some 110 kB gzipped.
+# one or two small ones of each: a Sudoku Cube's MPS alone is some 110 kB gzipped (its
+# CNF 46 kB).
 RAMPS: dict[str, tuple[Instance, ...]] = {
     "bel": (_bel(2, sample=True), _bel(3, sample=True), _bel(4)),
     "views": (_views(157, sample=True), _views(0, sample=True),
@@ -246,7 +248,7 @@ def files_of(instance: Instance, puzzle: protocol.Puzzle, made: Any) -> Iterator
                            "soft": len(formula.soft)}
         return
     if CNF not in puzzle.forms and "exact_cover" not in puzzle.forms:
-        return  # a MIP only (Sudoku Cube)
+        return  # a MIP only
     form = _form(puzzle, made, CNF, instance.model_options)
     clauses = [list(c) for c in (form.clauses if hasattr(form, "clauses") else form)]
     count = max([getattr(form, "nv", 0)] + [abs(lit) for c in clauses for lit in c])

@@ -20,7 +20,8 @@ from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.protocol import Result
 from ilp_pyramid.puzzles.sudoku_cube.checks import NO_GRID, NOT_TURNABLE, RULES, broken_rules
-from ilp_pyramid.puzzles.sudoku_cube.model import build_model, decode
+from ilp_pyramid.puzzles.sudoku_cube.cnf import build_cnf
+from ilp_pyramid.puzzles.sudoku_cube.model import build_model
 from ilp_pyramid.puzzles.sudoku_cube.outcome import CubeResult
 from ilp_pyramid.puzzles.sudoku_cube.rounds import Rounds
 from ilp_pyramid.puzzles.sudoku_cube.simulate import format_moves
@@ -105,7 +106,7 @@ def _error(instance: Cube, cube: CubeResult, result: Result, rounds: Rounds | No
     if rounds is None or rounds.cube.rules == frozenset(RULES) or result.backend is None:
         return
     try:
-        solution = assemble(instance.state, decode(rounds.cube, result.backend.values))
+        solution = assemble(instance.state, rounds.cube.grid(result.backend))
     except InputError:
         return
     verdict = _verdict(instance, solution)
@@ -161,8 +162,10 @@ def _relaxed_grid(instance: Cube, cube: CubeResult, options: SolveOptions,
                   rules: list[str] | tuple[str, ...]) -> CubeVerdict | None:
     """The checker's verdict on a grid of the model with only `rules`, or None if it has
     none (or the solve did not answer: then the cube's status says why)."""
-    model = build_model(instance.state, instance.symmetric, rules=rules)
-    answer = backends.solve(model.problem, cube.solver, options)
+    # The solve's own form (MIP or CNF), so the diagnosis runs on the solver asked for.
+    build = build_cnf if cube.form == "cnf" else build_model
+    model = build(instance.state, instance.symmetric, rules=rules)
+    answer = backends.solve(model.form, cube.solver, options)
     cube.solver_calls += 1
     cube.solve_seconds += answer.seconds
     if answer.status is Status.INFEASIBLE:
@@ -171,7 +174,7 @@ def _relaxed_grid(instance: Cube, cube: CubeResult, options: SolveOptions,
         cube.status = answer.status
         cube.reason = _UNFINISHED.get(answer.status, f"the solver failed: {answer.message}")
         return None
-    solution = assemble(instance.state, decode(model, answer.values))
+    solution = assemble(instance.state, model.grid(answer))
     verdict = _verdict(instance, solution)
     if not verdict.valid:
         cube.status = Status.ERROR

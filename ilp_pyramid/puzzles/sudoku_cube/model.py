@@ -36,6 +36,7 @@ Constraints
   grid whose parities disagree, solving again until one agrees.
 
 The rules (RULES), the parity modes and their default are in checks.py, which imports no PuLP.
+The same rules as CNF, for SAT solvers, are cnf.py's (upright: the "imply" form alone).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import pulp
 
@@ -85,6 +87,15 @@ class CubeModel(ModelSize):
     edge_at: dict[tuple[int, int], pulp.LpVariable] = field(default_factory=dict)
     build_seconds: float = 0.0
     cuts: int = 0
+
+    @property
+    def form(self) -> pulp.LpProblem:
+        """What a MIP backend takes: the problem (the cuts add rows to it)."""
+        return self.problem
+
+    def grid(self, answer: Any) -> Grid:
+        """The grid of a MIP answer's values (`answer`: a backend's Result)."""
+        return decode(self, answer.values)
 
     def add_parity_cut(self, corners: Mapping[int, int], edges: Mapping[int, int],
                        centres: Mapping[int, int] | None) -> None:

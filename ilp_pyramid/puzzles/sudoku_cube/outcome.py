@@ -80,7 +80,8 @@ def summary(instance: Cube, result: Result) -> str:
     lines = [f"Sudoku Cube: solver {cube.solver}{parity}, half-turn-symmetric digits {digits}"]
     if cube.variables:
         calls = f"{cube.solver_calls} solver call{'s' if cube.solver_calls != 1 else ''}"
-        lines.append(f"model: {cube.variables} variables, {cube.constraints} constraints; "
+        rows = "clauses" if cube.form == "cnf" else "constraints"
+        lines.append(f"model: {cube.variables} variables, {cube.constraints} {rows}; "
                      f"build {cube.build_seconds:.3f} s, solve {cube.solve_seconds:.3f} s "
                      f"({calls})")
     if cube.solution is None:

@@ -21,8 +21,9 @@ the face turns (checked by simulation); the result is a `CubeResult` (outcome.py
     >>> result.status, result.detail, result.solver_calls
     (<Status.INFEASIBLE: 'infeasible'>, 'not_turnable', 2)
 
-Light to import: model.py, rounds.py, finish.py, solution.py (PuLP) and render.py (the
-drawing) are imported on first use.
+Its forms: "mip" (model.py) and "cnf" (cnf.py, the same rules for a SAT solver: `solver=
+"kissat"` builds it). Light to import: model.py, cnf.py, rounds.py, finish.py, solution.py
+(PuLP) and render.py (the drawing) are imported on first use.
 
 Every method checks its arguments at the door (`_check_instance`, `_check_solution`):
 anything that is no `Cube` or no `CubeSolution` is an InputError of one line.
@@ -82,7 +83,7 @@ class SudokuCubePuzzle:
     # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
     # added from this object (puzzle_cli.app_for).
     cli_app = "ilp_pyramid.commands.sudoku_cube:app"
-    forms = ("mip",)
+    forms = ("mip", "cnf")
 
     def instance(self, state: CubeState | str | Mapping[str, Sequence[str]],
                  symmetric: Iterable[int] = ()) -> Cube:
@@ -123,10 +124,12 @@ class SudokuCubePuzzle:
 
     def model(self, instance: Cube, form: str, *, parity: str = DEFAULT_PARITY,
               rules: Iterable[str] = RULES) -> Model:
-        """The grid model (model.py) keeping `rules` of turning, its parities kept as
-        `parity` says; it solves itself in rounds (rounds.py). Digits that cannot make six
-        1-9 faces raise `protocol.Infeasible` saying which. Its `options`: the parity mode,
-        the upright form (model.py's default) and the rules kept ("A+B", "none")."""
+        """The grid model keeping `rules` of turning, its parities kept as `parity` says:
+        form "mip" the 0-1 program (model.py), "cnf" the same rules as clauses (cnf.py);
+        either solves itself in rounds (rounds.py). Digits that cannot make six 1-9 faces
+        raise `protocol.Infeasible` saying which. Its `options`: the parity mode, the upright
+        form (the MIP's default; the CNF keeps the exact "imply" clauses alone) and the rules
+        kept ("A+B", "none")."""
         instance, _ = _check_instance(instance), check_form(self, form)
         parity = check_choice(parity, "the parity mode", PARITY_MODES)
         if isinstance(rules, str) or not isinstance(rules, Iterable):
@@ -138,25 +141,24 @@ class SudokuCubePuzzle:
         problem = digit_count_problem(instance.state)
         if problem:
             raise Infeasible(problem)
-        from ilp_pyramid.puzzles.sudoku_cube.model import (
-            DEFAULT_UPRIGHT,
-            NoGrid,
-            build_model,
-            decode,
-        )
+        from ilp_pyramid.puzzles.sudoku_cube.cnf import build_cnf
+        from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_UPRIGHT, NoGrid, build_model
         from ilp_pyramid.puzzles.sudoku_cube.rounds import Rounds
         from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 
+        build = build_cnf if form == "cnf" else build_model
         try:
-            built = build_model(instance.state, instance.symmetric, parity, rules)
+            built = build(instance.state, instance.symmetric, parity, rules)
         except NoGrid as exc:
             raise Infeasible(str(exc)) from None
-        return Model("mip", built.problem,
-                     lambda answer: assemble(instance.state, decode(built, answer.values)),
+        return Model(form, built.form,
+                     lambda answer: assemble(instance.state, built.grid(answer)),
                      build_seconds=built.build_seconds, variables=built.num_variables,
                      constraints=built.num_constraints, keys={"parity": parity},
-                     run=Rounds(built), options={"parity": parity, "upright": DEFAULT_UPRIGHT,
-                                                 "rules": "+".join(rules) or "none"})
+                     run=Rounds(built),
+                     options={"parity": parity,
+                              "upright": "imply" if form == "cnf" else DEFAULT_UPRIGHT,
+                              "rules": "+".join(rules) or "none"})
 
     def after(self, instance: Cube, result: Result, options: SolveOptions,
               moves: bool = False) -> CubeResult:
@@ -232,8 +234,8 @@ class SudokuCubePuzzle:
         return instance, solution
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
-        """One generated cube per scramble length in `sizes` (default 5 and 30 turns); the
-        bench's --seed picks the cube (bench_cases.py)."""
+        """One generated cube per scramble length in `sizes` (default 1, 2, 3, 5, 10 and 30
+        turns); the bench's --seed picks the cube (bench_cases.py)."""
         return bench_grid(check_sizes(sizes, "scramble (face turns)", 0, MAX_SCRAMBLE))
 
 

@@ -1,4 +1,6 @@
-"""How a cube model is solved: `Rounds` is the `protocol.Model.run` of the grid model.
+"""How a cube model is solved: `Rounds` is the `protocol.Model.run` of the grid model, the
+MIP (model.py) or the CNF (cnf.py) alike: both give their backend `form`, read an answer back
+as a `Grid` (`grid`) and take a no-good cut (`add_parity_cut`: a row, or a clause).
 
 With the parities in the model ("inversions") that is one solver call. In "cuts" mode the
 model leaves the parities out: solve, and while the grid found has corner and edge
@@ -16,8 +18,9 @@ from ilp_pyramid import backends
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.solvers import Solver
-from ilp_pyramid.puzzles.sudoku_cube.checks import permutation_parity
-from ilp_pyramid.puzzles.sudoku_cube.model import PARITY_RULES, CubeModel, decode
+from ilp_pyramid.puzzles.sudoku_cube.checks import PARITY_RULES, permutation_parity
+from ilp_pyramid.puzzles.sudoku_cube.cnf import CubeCnf
+from ilp_pyramid.puzzles.sudoku_cube.model import CubeModel
 
 # A cube whose grids nearly all have the wrong parities (docs/sudoku_cube.md) would cut
 # for ever; past this many cuts the rounds answer `error` instead.
@@ -29,7 +32,7 @@ class Rounds:
     """Solves `cube`, in rounds of cuts where its parity mode says so (callable as
     `Model.run(solver, options)`; the answer's `seconds` cover every round)."""
 
-    cube: CubeModel
+    cube: CubeModel | CubeCnf
     calls: int = 0
     gave_up: bool = False  # stopped at MAX_CUT_ROUNDS cuts: an error of the rounds' own
 
@@ -45,7 +48,7 @@ class Rounds:
         start = time.perf_counter()
         while True:
             spent = time.perf_counter() - start
-            answer = backends.solve(self.cube.problem, solver, _within(options, spent))
+            answer = backends.solve(self.cube.form, solver, _within(options, spent))
             self.calls += 1
             spent = time.perf_counter() - start
             if not self.cutting or not answer.has_solution or self._parities_agree(answer):
@@ -60,7 +63,7 @@ class Rounds:
 
     def _parities_agree(self, answer: BackendResult) -> bool:
         """True if the grid of `answer` has one parity throughout; else cut it off."""
-        grid = decode(self.cube, answer.values)
+        grid = self.cube.grid(answer)
         corners = {i: j for i, (j, _) in grid.corners.items()}
         edges = {i: j for i, (j, _) in grid.edges.items()}
         cp, ep = permutation_parity(corners), permutation_parity(edges)
