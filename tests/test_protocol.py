@@ -130,9 +130,11 @@ def test_a_sat_solver_solves_a_small_instance_and_the_checker_accepts_it(name):
     assert puzzle.verify(instance, result.solution) == []
 
 
-def test_the_puzzles_a_sat_solver_takes_are_bel_by_cnf_and_iq_by_exact_cover():
-    assert [n for n in ("bel", "views", "iq", "sudoku-cube") if _sat_takes(n)] == ["bel", "iq"]
+def test_the_puzzles_a_sat_solver_takes_are_bel_by_cnf_views_by_wcnf_and_iq_by_exact_cover():
+    assert [n for n in ("bel", "views", "iq", "sudoku-cube") if _sat_takes(n)] == \
+        ["bel", "views", "iq"]
     assert protocol.pick_form(registry.get("bel"), SAT_SOLVER) == "cnf"
+    assert protocol.pick_form(registry.get("views"), SAT_SOLVER) == "wcnf"
     assert protocol.pick_form(registry.get("iq"), SAT_SOLVER) == "exact_cover"
 
 

@@ -65,7 +65,12 @@ def resolve(name: str) -> str:
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
-    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF."""
+    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF; a weighted CNF
+    goes to the linear search for its optimum (linear.py)."""
+    if what == "wcnf":
+        from ilp_pyramid.backends import linear  # imports this module: no cycle at the top
+
+        return linear.run(form, solver, options)
     clauses = form.clauses if hasattr(form, "clauses") else form
     return solve(clauses, solver.name, options)
 
