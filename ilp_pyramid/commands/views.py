@@ -63,11 +63,10 @@ SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
 # solver table.
 TAKERS = [entry.name for entry in solvers.SOLVERS
           if any(entry.takes(form) for form in PUZZLE.forms)]
-_FORM_NAMES = {"mip": "the MIP",
-               "wcnf": "the weighted CNF: MaxSAT, or a SAT solver's linear search"}
-SOLVER_HELP = "; ".join(
-    f"{' | '.join(e.name for e in solvers.SOLVERS if form in e.native)} ({_FORM_NAMES[form]})"
-    for form in PUZZLE.forms) + "."
+# The SAT family in help texts: its short names, not its every python-sat solver.
+_SAT = f"{' | '.join(solvers.ALIASES)} | any python-sat solver"
+SOLVER_HELP = (f"{solvers.listing('mip')} (the MIP); {solvers.listing('maxsat')} (MaxSAT on "
+               f"the weighted CNF); {_SAT} (a linear search on the weighted CNF).")
 # The standard options a views instance does not use: it is no FILE and has no planted
 # solution. --generate is the views' own (GenerateOpt, which the standard instance_of then
 # makes); --seed stays standard: the generated instance's, and the solver's in solve.
@@ -177,8 +176,10 @@ def battery(
                                          "the MIP and compare the optima (a K above the "
                                          "solvable count checks them all)."),
     solver: str = like(Solver, default="highs",
-                       help="The solver (a MIP, or MaxSAT) for --cross-check and for any "
-                            f"case the branch and bound leaves open: {' | '.join(TAKERS)}."),
+                       help="The solver (a MIP, MaxSAT or SAT) for --cross-check and for any "
+                            "case the branch and bound leaves open: "
+                            f"{' | '.join(n for n in TAKERS if n not in solvers.names('sat'))}"
+                            f" | {_SAT}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),
