@@ -63,8 +63,7 @@ SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
 # solver table.
 TAKERS = [entry.name for entry in solvers.SOLVERS
           if any(entry.takes(form) for form in PUZZLE.forms)]
-# The SAT family in help texts: its short names, not its every python-sat solver.
-_SAT = f"{' | '.join(solvers.ALIASES)} | any python-sat solver"
+_SAT = solvers.listing("sat")  # every SAT solver, its short names first
 SOLVER_HELP = (f"{solvers.listing('mip')} (the MIP); {solvers.listing('maxsat')} (MaxSAT on "
                f"the weighted CNF); {_SAT} (a linear search on the weighted CNF).")
 # The standard options a views instance does not use: it is no FILE and has no planted
