@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
-from ilp_pyramid.backends.sat import shuffled
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,12 +42,6 @@ if TYPE_CHECKING:
 _ONE_SOLVE = ("kissat", "lingeling")
 # Time the killed child gets to be reaped.
 _KILL_GRACE = 0.5
-
-
-def run(form: object, solver: Solver, options: SolveOptions) -> Result:
-    """The SAT backend's door for a WCNF (`hard`, `soft`, `wght`)."""
-    return solve(form.hard, form.soft, form.wght, solver,  # type: ignore[attr-defined]
-                 options)
 
 
 def unit_weight(weights: Sequence[int]) -> int:
@@ -84,7 +77,8 @@ def broken(soft: Sequence[Sequence[int]], model: Sequence[int]) -> int:
 def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solver: Solver,
           options: SolveOptions) -> Result:
     """The optimum of hard + equally weighted soft clauses by SAT-UNSAT linear search with
-    `solver` (python-sat's `solver.plugin`)."""
+    `solver` (python-sat's `solver.plugin`). The SAT backend's door (sat.run) passes the
+    hard clauses in its seeded order (`sat.shuffled`)."""
     import multiprocessing
 
     import pysat.card  # noqa: F401 - loaded here: the child imports nothing new
@@ -93,7 +87,7 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
     weight = unit_weight(weights)
     context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
     receiver, sender = context.Pipe(duplex=False)
-    args = (shuffled(hard, options.seed), soft, solver.plugin, sender)
+    args = (hard, soft, solver.plugin, sender)
     child = context.Process(target=_child, args=args, daemon=True)
     start = time.perf_counter()
     best: tuple[list[int], int] | None = None

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import process, solvers
+from ilp_pyramid.backends import linear, process, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
@@ -68,9 +68,8 @@ def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Resul
     """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF; a weighted CNF
     goes to the linear search for its optimum (linear.py)."""
     if what == "wcnf":
-        from ilp_pyramid.backends import linear  # imports this module: no cycle at the top
-
-        return linear.run(form, solver, options)
+        return linear.solve(shuffled(form.hard, options.seed), form.soft, form.wght, solver,
+                            options)
     clauses = form.clauses if hasattr(form, "clauses") else form
     return solve(clauses, solver.name, options)
 
