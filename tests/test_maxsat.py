@@ -74,8 +74,9 @@ def test_a_wcnf_is_its_own_form_kind():
     assert backends.form_kind(formula) == "wcnf"
     assert backends.form_kind([[1, 2]]) == "cnf"  # plain clauses stay CNF
     assert backends.accepts("wcnf", "rc2") and not backends.accepts("wcnf", "highs")
+    assert backends.accepts("wcnf", "kissat")  # by the SAT backend's linear search
     with pytest.raises(Exception, match="does not take a wcnf"):
-        backends.solve(formula, "kissat")
+        backends.solve(formula, "dlx")
     with pytest.raises(Exception, match="does not take a cnf"):
         backends.solve([[1]], "rc2")
 

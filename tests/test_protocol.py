@@ -134,10 +134,11 @@ def test_a_sat_solver_solves_a_small_instance_and_the_checker_accepts_it(name):
     assert puzzle.verify(instance, result.solution) == []
 
 
-def test_the_puzzles_a_sat_solver_takes_are_bel_and_the_cube_by_cnf_and_iq_by_exact_cover():
+def test_a_sat_solver_takes_bel_and_the_cube_by_cnf_views_by_wcnf_and_iq_by_exact_cover():
     assert [n for n in ("bel", "views", "iq", "sudoku-cube") if _sat_takes(n)] == \
-        ["bel", "iq", "sudoku-cube"]
+        ["bel", "views", "iq", "sudoku-cube"]
     assert protocol.pick_form(registry.get("bel"), SAT_SOLVER) == "cnf"
+    assert protocol.pick_form(registry.get("views"), SAT_SOLVER) == "wcnf"
     assert protocol.pick_form(registry.get("sudoku-cube"), SAT_SOLVER) == "cnf"
     assert protocol.pick_form(registry.get("iq"), SAT_SOLVER) == "exact_cover"
 

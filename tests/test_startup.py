@@ -25,7 +25,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 SOLVE_SMALL = {
     "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.output",
     "ilp_pyramid.parsing", "ilp_pyramid.progress", "ilp_pyramid.protocol",
-    "ilp_pyramid.backends", "ilp_pyramid.backends.base",
+    "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.linear",
     "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
     "ilp_pyramid.backends.solvers", "ilp_pyramid.cardinality", "ilp_pyramid.extras",
     "ilp_pyramid.commands", "ilp_pyramid.commands.bel_exact", "ilp_pyramid.commands.quick",

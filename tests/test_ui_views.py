@@ -81,12 +81,14 @@ def test_a_bad_solver_or_time_limit_gets_400(ui_client):
 
 def test_options_offer_the_sizes_and_the_solvers_of_the_views_forms(ui_client):
     from ilp_pyramid.backends import solvers
-    from ilp_pyramid.puzzles.views.geometry import MAX_N
+    from ilp_pyramid.puzzles.views.geometry import EXACT_MAX_N
 
     options = ui_client.get("/api/views/options").json()
-    assert options["sizes"] == list(range(1, MAX_N + 1)) and options["default_n"] == 4
-    # The installed solvers of the table that take the MIP or the weighted CNF.
-    assert options["solvers"] == solvers.names("mip", "maxsat", installed=True)
+    assert options["sizes"] == list(range(1, EXACT_MAX_N + 1)) and options["default_n"] == 4
+    # The installed solvers of the table that take the MIP or the weighted CNF (the SAT
+    # solvers by their linear search).
+    assert options["solvers"] == solvers.names("mip", "sat", "maxsat", installed=True,
+                                               aliases=False)
     assert options["default_solver"] == "highs"
 
 

@@ -217,10 +217,12 @@ def native_output(verbose: bool = False) -> Iterator[None]:
 
 def wait_for_answer(receiver: Connection, start: float, options: SolveOptions) -> bool:
     """True once a solver child answered on `receiver`; False when `options.time_limit`
-    (counted from `start`) passed first. Reports progress about once a second when asked."""
+    (counted from `start`, so a caller may wait again for the next message) passed first.
+    Reports progress about once a second when asked."""
     limit = options.time_limit
     if options.progress is None:
-        return receiver.poll(None if limit is None else max(limit, 0.0))
+        left = None if limit is None else max(limit - (time.perf_counter() - start), 0.0)
+        return receiver.poll(left)
     while True:
         left = None if limit is None else limit - (time.perf_counter() - start)
         if left is not None and left <= 0:

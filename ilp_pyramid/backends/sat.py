@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import process, solvers
+from ilp_pyramid.backends import linear, process, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
@@ -65,7 +65,11 @@ def resolve(name: str) -> str:
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
-    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF."""
+    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF; a weighted CNF
+    goes to the linear search for its optimum (linear.py)."""
+    if what == "wcnf":
+        return linear.solve(shuffled(form.hard, options.seed), form.soft, form.wght, solver,
+                            options)
     clauses = form.clauses if hasattr(form, "clauses") else form
     return solve(clauses, solver.name, options)
 

@@ -8,7 +8,8 @@ and the backend module that solves its native forms:
 | family | native forms  | backend module            |
 |--------|---------------|---------------------------|
 | mip    | mip           | mip.py (PuLP, `plugin` makes PuLP's solver object) |
-| sat    | cnf           | sat.py (python-sat, `plugin` is python-sat's name)  |
+| sat    | cnf, wcnf     | sat.py (python-sat, `plugin` is python-sat's name; a wcnf by  |
+|        |               | linear search for its optimum, linear.py)                     |
 | cp     | bool, cnf     | cpsat.py (OR-Tools CP-SAT, its own interpreter)     |
 | dlx    | exact_cover   | lowering.py (the package's Dancing Links)           |
 | maxsat | wcnf          | maxsat.py (python-sat's RC2; `plugin` its SAT oracle) |
@@ -107,7 +108,7 @@ def _mip(name: str, library: str | None = None, note: str = "") -> Solver:
 
 
 def _sat(name: str, aliases: tuple[str, ...] = ()) -> Solver:
-    return Solver(name, "sat", ("cnf",), "ilp_pyramid.backends.sat", plugin=name,
+    return Solver(name, "sat", ("cnf", "wcnf"), "ilp_pyramid.backends.sat", plugin=name,
                   aliases=aliases, note="python-sat")
 
 

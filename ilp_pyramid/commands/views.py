@@ -53,6 +53,9 @@ FrontOpt = typer.Option(None, "--front", help="Front view rows, top row first: x
 SideOpt = typer.Option(None, "--side",
                        help="Side view (seen from the right: the front is on the left), "
                             "top row first.")
+GenerateOpt = typer.Option(None, "--generate", min=1, max=MAX_N, metavar="N",
+                           help="Generated views instead: those of a random placement in an "
+                                "N x N x N grid, the same for a --seed (default 0) everywhere.")
 SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
                        help="Grid size for SPEC when its length is ambiguous (default: from "
                             "the length; a 0/1 string of 3 n^2 characters is bits).")
@@ -60,27 +63,34 @@ SizeOpt = typer.Option(None, "--size", min=1, max=MAX_N,
 # solver table.
 TAKERS = [entry.name for entry in solvers.SOLVERS
           if any(entry.takes(form) for form in PUZZLE.forms)]
-_FORM_NAMES = {"mip": "the MIP", "wcnf": "MaxSAT on the weighted CNF"}
-SOLVER_HELP = "; ".join(
-    f"{' | '.join(e.name for e in solvers.SOLVERS if form in e.native)} ({_FORM_NAMES[form]})"
-    for form in PUZZLE.forms) + "."
-# The standard options a views instance does not use: it is no FILE and is not generated
-# (solve keeps --seed, the solver's: the bench passes one to every run).
+_SAT = solvers.listing("sat")  # every SAT solver, its short names first
+SOLVER_HELP = (f"{solvers.listing('mip')} (the MIP); {solvers.listing('maxsat')} (MaxSAT on "
+               f"the weighted CNF); {_SAT} (a linear search on the weighted CNF).")
+# The standard options a views instance does not use: it is no FILE and has no planted
+# solution. --generate is the views' own (GenerateOpt, which the standard instance_of then
+# makes); --seed stays standard: the generated instance's, and the solver's in solve.
 HIDDEN = ("file", "generate", "planted")
 
 
 def load_views(spec: str | None, number: str | None, top: str | None, front: str | None,
-               side: str | None, n: int | None) -> Views:
-    """The views from exactly one of SPEC, --number, --top/--front/--side."""
+               side: str | None, n: int | None, generate: int | None = None) -> Views | None:
+    """The views from exactly one of SPEC, --number, --top/--front/--side; None for
+    --generate (the standard commands make it, with --seed)."""
     rows = (top, front, side)
     given = [name for name, value in (("SPEC", spec), ("--number", number))
              if value is not None]
     if any(r is not None for r in rows):
         given.append("--top/--front/--side")
+    if generate is not None:
+        given.append("--generate")
     if not given:
-        fail("give the views: SPEC, --number DIGITS, or --top/--front/--side")
+        fail("give the views: SPEC, --number DIGITS, --top/--front/--side, or --generate N")
     if len(given) > 1:
         fail(f"give the views only one way (got {' and '.join(given)})")
+    if generate is not None:
+        if n is not None:
+            fail("--size goes with SPEC or the rows; --generate N gives the size")
+        return None
     try:
         if spec is not None:
             return geometry.parse_spec(spec, n)
@@ -108,6 +118,7 @@ def _solve_options(
     front: str | None = FrontOpt,
     side: str | None = SideOpt,
     n: int | None = SizeOpt,
+    generate: int | None = GenerateOpt,
     # Not --check: that is `bench render`'s "change nothing, exit 1 if stale".
     check: bool = typer.Option(True, "--bnb-check/--no-bnb-check",
                                help="Cross-check the optimum with the exact branch and bound."),
@@ -115,7 +126,7 @@ def _solve_options(
                                                         "beside the minimum placement as "
                                                         "voxels."),
 ) -> puzzle_cli.Call:
-    views = load_views(spec, number, top, front, side, n)
+    views = load_views(spec, number, top, front, side, n, generate)
     return puzzle_cli.Call(instance=views, after={"check": check},
                            then=None if png is None else functools.partial(_write_png, png))
 
@@ -133,8 +144,9 @@ def _export_options(
     front: str | None = FrontOpt,
     side: str | None = SideOpt,
     n: int | None = SizeOpt,
+    generate: int | None = GenerateOpt,
 ) -> puzzle_cli.Call:
-    return puzzle_cli.Call(instance=load_views(spec, number, top, front, side, n))
+    return puzzle_cli.Call(instance=load_views(spec, number, top, front, side, n, generate))
 
 
 app.command("solve")(puzzle_cli.solve_command(
@@ -145,7 +157,7 @@ app.command("solve")(puzzle_cli.solve_command(
     proved.
     """))
 app.command("export")(puzzle_cli.export_command(
-    PUZZLE, _export_options, hide=(*HIDDEN, "seed"),
+    PUZZLE, _export_options, hide=HIDDEN,
     doc="Write the views' minimum-cube model as LP or MPS (variables c_x<x>_y<y>_z<z>)."))
 
 
@@ -163,8 +175,10 @@ def battery(
                                          "the MIP and compare the optima (a K above the "
                                          "solvable count checks them all)."),
     solver: str = like(Solver, default="highs",
-                       help="The solver (a MIP, or MaxSAT) for --cross-check and for any "
-                            f"case the branch and bound leaves open: {' | '.join(TAKERS)}."),
+                       help="The solver (a MIP, MaxSAT or SAT) for --cross-check and for any "
+                            "case the branch and bound leaves open: "
+                            f"{' | '.join(n for n in TAKERS if n not in solvers.names('sat'))}"
+                            f" | {_SAT}."),
     node_limit: int = typer.Option(10_000_000, "--node-limit", min=1,
                                    help="Branch and bound nodes per case; a case that needs "
                                         "more goes to the MIP."),

@@ -21,8 +21,14 @@ import numpy as np
 
 from ilp_pyramid.errors import InputError
 
-MAX_N = 8
+MAX_N = 16  # views of any size up to this (the bench's generated ramp goes past 8)
+# The branch and bound (engine.py) holds a view in one uint64: it, and the pages that draw
+# a grid to edit, stop at n = 8.
+EXACT_MAX_N = 8
 DEFAULT_N = 4
+# A generated placement holds a cube in each cell with probability DENSITY / n (at most
+# one half): some two cubes per line of sight, so most pixels of each view are set, not all.
+DENSITY = 2.0
 SEED_DIGITS = 6  # the battery's seeds are the decimal strings "000000".."999999"
 BATTERY_SIZE = 10**SEED_DIGITS
 
@@ -201,6 +207,15 @@ def parse_seed(text: str | int) -> int:
 def seed_hex(seed: int) -> str:
     """The first 12 hex digits of MD5(f"{seed:06}"): the battery's input for that seed."""
     return hashlib.md5(f"{seed:0{SEED_DIGITS}}".encode()).hexdigest()[:12]
+
+
+def generate(n: int, seed: int = 0, density: float = DENSITY) -> Views:
+    """The three views of a random placement in an n x n x n grid, the same for a seed on
+    every machine (numpy's PCG64): each cell holds a cube with probability min(density / n,
+    1/2). Views of a placement always have a solution."""
+    rng = np.random.default_rng(seed)
+    placement = rng.random((n, n, n)) < min(density / n, 0.5)
+    return projections(placement)
 
 
 def seed_views(seed: int) -> Views:

@@ -18,6 +18,7 @@ import numpy as np
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.views.geometry import (
+    EXACT_MAX_N,
     Views,
     bits_hex,
     layer_rows,
@@ -86,6 +87,9 @@ def _cross_check(views: Views, result: Result, proved_by: str) -> str:
     """Second exact method: the branch and bound must reach the same count. Returns what
     proved the optimum ("" if nothing did); takes over its cubes when they are fewer than an
     unproved MIP's."""
+    if views.n > EXACT_MAX_N:
+        result.keys["check"] = f"no branch and bound beyond n = {EXACT_MAX_N} (not checked)"
+        return proved_by
     from ilp_pyramid.puzzles.views.engine import solve_fast
 
     fast = solve_fast(views, CHECK_NODE_LIMIT)

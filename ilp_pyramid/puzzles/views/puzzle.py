@@ -28,6 +28,7 @@ from ilp_pyramid.protocol import (
     Model,
     Result,
     check_choice,
+    check_flag,
     check_form,
     check_object,
     check_sizes,
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 
 # The spec's solvable example (the battery's puzzle 000157), docs/views.md.
 DEFAULT_SPEC = "fe88e8f9b499"
-# Bench instances, battery puzzles: the spec's example, one that needs 18 cubes, and an
-# unsolvable one (000000), answered before any model is built.
-BENCH_PUZZLES = (157, 347177, 0)
+# The bench's default ramp of generated views (grid sides n): HiGHS proves each in well
+# under a second, the SAT solvers' linear search takes seconds at n = 10 and 12 (docs/views.md).
+BENCH_SIZES = (4, 6, 8, 10, 12)
 
 
 class ViewsPuzzle:
@@ -89,6 +90,16 @@ class ViewsPuzzle:
         if n is not None and views.n != n:
             raise InputError(f"the views are {views.n} x {views.n}, not {n} x {n}")
         return views
+
+    def generate(self, size: int, seed: int = 0, planted: bool = False) -> Views:
+        """The views of a random placement in a `size` x `size` x `size` grid, the same for
+        a seed on every machine (geometry.generate). Such views always have a solution, so
+        `planted` changes nothing."""
+        from ilp_pyramid.puzzles.views import geometry
+
+        size = check_whole(size, "the grid side n", 1, geometry.MAX_N)
+        seed, _ = check_whole(seed, "seed"), check_flag(planted, "planted")
+        return geometry.generate(size, seed)
 
     def parse(self, text: str) -> Views:
         """The puzzle string: hex digits or 3 n^2 bits (`views solve SPEC`)."""
@@ -217,12 +228,13 @@ class ViewsPuzzle:
         return views, placement_from_bits(bits, views.n)
 
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
-        """A few battery inputs (n = 4; `sizes` does not apply): two solvable, one not."""
-        from ilp_pyramid.puzzles.views.geometry import seed_hex
+        """Generated views for each grid side n (default BENCH_SIZES); the bench's --seed
+        picks the instance (repeat r: seed r-1), the same on every machine."""
+        from ilp_pyramid.puzzles.views.geometry import MAX_N
 
-        check_sizes(sizes, "size")
-        return [BenchCase(("views", "solve", seed_hex(number)),
-                          {"n": 4, "instance": f"{number:06}"}) for number in BENCH_PUZZLES]
+        return [BenchCase(("views", "solve", "--generate", str(n)),
+                          {"n": n, "instance": "random"})
+                for n in check_sizes(sizes, "grid side n", 1, MAX_N) or BENCH_SIZES]
 
 
 def _check_instance(instance: object) -> Views:

@@ -52,17 +52,18 @@ def _solvers() -> list[str]:
 def views_of(data: dict[str, Any]) -> tuple[Views, int | None]:
     """The views a request names, through the puzzle's own parsing (the CLI's messages), and
     the battery number when it named one."""
-    from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, MAX_N
+    from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, EXACT_MAX_N
 
     if data.get("number") not in (None, ""):
         number = field_int(data, "number", 0, BATTERY_SIZE - 1)
         return PUZZLE.instance(number=number), number
-    n = field_int(data, "n", 1, MAX_N)
+    n = field_int(data, "n", 1, EXACT_MAX_N)
     rows = {}
     for name in VIEW_NAMES:
         value = data.get(name)
-        if not isinstance(value, list) or len(value) > MAX_N or not all(
-                isinstance(row, str) and len(row) <= MAX_N and row.isascii() for row in value):
+        if not isinstance(value, list) or len(value) > EXACT_MAX_N or not all(
+                isinstance(row, str) and len(row) <= EXACT_MAX_N and row.isascii()
+                for row in value):
             raise InputError(f'{name} must be a list of rows such as "xx.."')
         rows[name] = ",".join(value)
     return PUZZLE.instance(top=rows["top"], front=rows["front"], side=rows["side"], n=n), None
@@ -98,9 +99,9 @@ def describe_views(views: Views) -> dict[str, Any]:
 
 
 async def options(_request: Request) -> Response:
-    from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, DEFAULT_N, MAX_N
+    from ilp_pyramid.puzzles.views.geometry import BATTERY_SIZE, DEFAULT_N, EXACT_MAX_N
 
-    return JSONResponse({"sizes": list(range(1, MAX_N + 1)), "default_n": DEFAULT_N,
+    return JSONResponse({"sizes": list(range(1, EXACT_MAX_N + 1)), "default_n": DEFAULT_N,
                          "solvers": _solvers(), "default_solver": "highs",
                          "battery_size": BATTERY_SIZE,
                          "default_time_limit": DEFAULT_TIME_LIMIT,

@@ -1,0 +1,189 @@
+"""A weighted CNF on a plain SAT solver: the SAT-UNSAT linear search for its optimum.
+
+The SAT solvers (kissat, cadical, ...) take the MaxSAT form (`pysat.formula.WCNF`) this way:
+
+1. every soft clause gets a relaxation literal, true when the clause may be broken: for a
+   unit soft clause [l] that is -l itself, for a longer clause C a fresh variable r and the
+   hard clause C or r;
+2. a model of the hard clauses alone gives the first cost: the number of soft clauses it
+   breaks (unsatisfiable hard clauses: `infeasible`);
+3. an incremental totalizer (python-sat's `ITotalizer`, built up to that first cost) counts
+   the relaxation literals, and each model's cost c adds the unit clause "at most c - 1";
+4. the first UNSAT proves the last model optimal (`solved`, `Result.objective` its broken
+   weight).
+
+Only equal weights are taken (then the broken weight is the weight times the count); unequal
+ones are an InputError. Each model found goes back to the parent at once, so the time limit
+answers `feasible` with the last model and its broken weight (the proof of optimality is
+what the limit stopped, as a MIP solver's incumbent), or `timeout` before any model.
+
+The search runs in a forked child, as the SAT backend's large formulas do (`sat.py`): the
+parent waits on a pipe for at most the limit, then kills the child; SIGINT/SIGTERM while
+waiting kill it and raise `errors.Interrupted`. Kissat solves only once per solver object, so
+it (and Lingeling) gets a fresh solver with all the clauses at each step; the others keep
+one solver and its learnt clauses.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ilp_pyramid.backends import process
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.errors import InputError
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.solvers import Solver
+
+# Solvers that answer one solve per object (a second call aborts Kissat's process).
+_ONE_SOLVE = ("kissat", "lingeling")
+# Time the killed child gets to be reaped.
+_KILL_GRACE = 0.5
+
+
+def unit_weight(weights: Sequence[int]) -> int:
+    """The one weight all soft clauses share (1 without any); InputError otherwise."""
+    if len(set(weights)) > 1:
+        raise InputError("a SAT solver's linear search takes soft clauses of equal weights "
+                         f"only (got {min(weights)}..{max(weights)}); use rc2")
+    return int(weights[0]) if weights else 1
+
+
+def relaxed(hard: Sequence[Sequence[int]], soft: Sequence[Sequence[int]],
+            top: int) -> tuple[list[list[int]], list[int], int]:
+    """(clauses, relaxation literals, highest variable): the hard clauses, and each soft
+    clause's literal that is true where it may be broken (see the module docstring)."""
+    clauses = [list(clause) for clause in hard]
+    relax = []
+    for clause in soft:
+        if len(clause) == 1:
+            relax.append(-clause[0])
+        else:
+            top += 1
+            clauses.append([*clause, top])
+            relax.append(top)
+    return clauses, relax, top
+
+
+def broken(soft: Sequence[Sequence[int]], model: Sequence[int]) -> int:
+    """How many soft clauses `model` (its literals, true > 0) leaves false."""
+    true = set(model)
+    return sum(1 for clause in soft if not any(lit in true for lit in clause))
+
+
+def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solver: Solver,
+          options: SolveOptions) -> Result:
+    """The optimum of hard + equally weighted soft clauses by SAT-UNSAT linear search with
+    `solver` (python-sat's `solver.plugin`). The SAT backend's door (sat.run) passes the
+    hard clauses in its seeded order (`sat.shuffled`)."""
+    import multiprocessing
+
+    import pysat.card  # noqa: F401 - loaded here: the child imports nothing new
+    import pysat.solvers  # noqa: F401
+
+    weight = unit_weight(weights)
+    context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
+    receiver, sender = context.Pipe(duplex=False)
+    args = (hard, soft, solver.plugin, sender)
+    child = context.Process(target=_child, args=args, daemon=True)
+    start = time.perf_counter()
+    best: tuple[list[int], int] | None = None
+    try:
+        with process.interruptible():
+            child.start()
+            sender.close()
+            while True:
+                if not process.wait_for_answer(receiver, start, options):
+                    return _stopped(solver, best, weight, start, options)
+                try:
+                    outcome, payload = receiver.recv()
+                except EOFError:
+                    child.join(_KILL_GRACE)
+                    return Result(solver.name, Status.ERROR, time.perf_counter() - start,
+                                  message=f"the SAT process ended without an answer (exit "
+                                          f"code {child.exitcode})")
+                if outcome != "model":
+                    break
+                best = payload
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join(_KILL_GRACE)
+        receiver.close()
+    seconds = time.perf_counter() - start
+    if outcome == "optimum" and best is not None:
+        model, cost = best
+        return Result(solver.name, Status.SOLVED, seconds, model=model,
+                      objective=cost * weight)
+    if outcome == "unsat":
+        return Result(solver.name, Status.INFEASIBLE, seconds,
+                      message="the hard clauses are unsatisfiable")
+    return Result(solver.name, Status.ERROR, seconds, message=str(payload))
+
+
+def _stopped(solver: Solver, best: tuple[list[int], int] | None, weight: int, start: float,
+             options: SolveOptions) -> Result:
+    seconds = time.perf_counter() - start
+    if best is None:
+        return Result(solver.name, Status.TIMEOUT, seconds,
+                      message=f"no model within {options.time_limit:g} s; solver stopped")
+    model, cost = best
+    return Result(solver.name, Status.FEASIBLE, seconds, model=model, objective=cost * weight,
+                  message=f"broken weight {cost * weight} found, optimality not proved "
+                          f"within {options.time_limit:g} s")
+
+
+def _child(hard, soft, name: str, sender) -> None:
+    # As the SAT backend's child: forked from a process that may run other threads, it takes
+    # no lock, imports nothing new, prints nothing, and answers on its own pipe: ("model",
+    # (literals, cost)) for each better model, then ("optimum", None), ("unsat", None) or
+    # ("error", message).
+    process.die_with_parent()
+    try:
+        _search(hard, soft, name, sender)
+    except Exception as exc:  # noqa: BLE001 - any failure goes back as one message
+        sender.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        sender.close()
+        os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
+
+
+def _search(hard, soft, name: str, sender) -> None:
+    from pysat.card import ITotalizer
+    from pysat.solvers import Solver
+
+    variables = max((abs(lit) for clause in (*hard, *soft) for lit in clause), default=0)
+    clauses, relax, top = relaxed(hard, soft, variables)
+    fresh = name.startswith(_ONE_SOLVE)
+    engine = Solver(name=name, bootstrap_with=clauses)
+    bound = None  # the totalizer's outputs once the first model gave the search its range
+    try:
+        while True:
+            if not engine.solve():
+                sender.send(("optimum" if bound is not None else "unsat", None))
+                return
+            model = [lit for lit in engine.get_model() if abs(lit) <= variables]
+            cost = broken(soft, model)
+            sender.send(("model", (model, cost)))
+            if cost == 0:
+                sender.send(("optimum", None))
+                return
+            if bound is None:
+                totalizer = ITotalizer(lits=relax, ubound=cost, top_id=top)
+                bound = totalizer.rhs
+                clauses += totalizer.cnf.clauses
+                if not fresh:
+                    engine.append_formula(totalizer.cnf.clauses)
+            # bound[k] is true when more than k relaxation literals are: at most cost - 1.
+            tighter = [-bound[cost - 1]]
+            clauses.append(tighter)
+            if fresh:
+                engine.delete()
+                engine = Solver(name=name, bootstrap_with=clauses)
+            else:
+                engine.add_clause(tighter)
+    finally:
+        engine.delete()
