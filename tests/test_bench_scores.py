@@ -238,7 +238,9 @@ def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
     """`table=par2` in a page's marker gives the same PAR-2 and virtual best as `bench report
     --score par2`, per family, ranked, with the limit stated; filters apply first."""
     write(tmp_path / "runs.jsonl", grid_records("bel") + [
-        record("dlx", {"n": 9}, 1, "timeout", 31.0, "iq", limit=30.0)])
+        record("dlx", {"n": 9}, 1, "timeout", 31.0, "iq", limit=30.0),
+        record("dlx", {"n": 10}, 1, "solved", 3.0, "iq", limit=30.0),
+        record("kissat", {"n": 10}, 1, "solved", 1.0, "iq", limit=30.0)])
     page = tmp_path / "study.md"
     page.write_text("<!-- bench:runs.jsonl:table=par2 -->\n<!-- /bench -->\n"
                     "<!-- bench:runs.jsonl:table=par2:solver=highs -->\n<!-- /bench -->\n")
@@ -252,7 +254,10 @@ def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
         assert (int(instances), int(solved)) == (4, SOLVED[solver])
         assert float(score) == pytest.approx(PAR2[solver], abs=0.005)
     assert float(bel[3][4]) == pytest.approx(VBS, abs=0.005)
-    assert ["iq", "dlx", "1", "0", "60.00"] in rows  # unsolved: 2 x its 30 s limit
-    assert "bel: time limit 10 s" in whole and "iq: time limit 30 s" in whole
+    # n=9 unsolved: 2 x its 30 s limit; kissat never ran n=9: unsolved too, and said so.
+    assert ["iq", "dlx", "2", "1", f"{(60 + 3) / 2:.2f}"] in rows
+    assert ["iq", "kissat", "2", "1", f"{(60 + 1) / 2:.2f}"] in rows
+    assert "instances not run (counted unsolved): kissat 1" in whole
+    assert "bel: time limit 10 s;" in whole and "iq: time limit 30 s," in whole
     assert "| bel | kissat |" not in highs_only and "| bel | highs |" in highs_only
     assert cli("bench", "render", page, "--check").code == 0

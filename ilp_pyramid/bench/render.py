@@ -130,6 +130,10 @@ def _score_table(records: Sequence[dict], source: str) -> str:
         if infeasible:
             note += f", {infeasible} instance{'s' * (infeasible != 1)} proved infeasible " \
                     f"(counted solved)"
+        missing = [f"{row['solver']} {row['missing']}" for row in family["solvers"]
+                   if row["missing"]]
+        if missing:
+            note += f", instances not run (counted unsolved): {', '.join(missing)}"
         if family["disagreements"]:
             note += f", solvers disagree on {', '.join(family['disagreements'])}"
         notes.append(note)
