@@ -12,6 +12,7 @@
 #                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 #   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
+#   bash docs/measure.sh study        # 9: docs/study.md, all five puzzles (about 30 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).
@@ -29,7 +30,7 @@ render_pages() {
   done
 }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|study}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -199,6 +200,29 @@ python -m ilp_pyramid solve 4 --solver highs --strategy none --time-limit 30 --v
 python -m ilp_pyramid solve 4 --solver scip --solver-option emphasis=default --strategy none \
    --time-limit 10 --verbose 2>&1 \
    | grep -i -E "symmetry|orbit|lexicographic" || true
+}
+
+# 9. The study (docs/study.md): every solver family on every puzzle's ramp, one results file,
+#    one process per run, 30 s limit. The instances are the puzzles' own seeded bench cases
+#    (repeat r: seed r-1 picks the instance and seeds the solver). Where a family cannot
+#    answer the smaller steps of a ramp in the limit it is not run on the larger ones (views
+#    n = 12, 16: the SAT solvers and RC2 time out from n = 10); PAR-2 counts those unsolved
+#    and the table says so.
+study() {
+fresh docs/study.jsonl
+local R=(--resume --time-limit 30 --results docs/study.jsonl)
+$B "${R[@]}" --puzzle bel --n 2..4 --repeat 3 --solver highs,cbc,scip,kissat,cadical,cpsat
+$B "${R[@]}" --puzzle insanity --n 8,12,16,20 --repeat 2 \
+   --solver highs,cbc,kissat,cadical,cpsat,dlx
+$B "${R[@]}" --puzzle iq --n 4,2,0 --repeat 2 --solver highs,cbc,kissat,cadical,cpsat,dlx
+$B "${R[@]}" --puzzle views --n 4,6,8,10 --repeat 2 --solver highs,cbc,kissat,cadical,rc2
+$B "${R[@]}" --puzzle views --n 12,16 --repeat 2 --solver highs,cbc
+$B "${R[@]}" --puzzle sudoku-cube --n 1,5,30 --repeat 3 --solver highs,cbc,kissat,cadical
+$B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --grid broken=twist,swap,centre \
+   --solver highs,cbc,kissat,cadical
+$B plot docs/study.jsonl --kind cactus -o docs/study_cactus.png
+$B plot docs/study.jsonl --kind profile -o docs/study_profile.png
+render_pages
 }
 
 "$stage"
