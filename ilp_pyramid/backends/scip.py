@@ -126,6 +126,10 @@ def declare_orbitope(model, orbitope: Orbitope) -> None:
     capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
     scip = capsule_pointer(model.to_ptr(False), b"scip")
 
+    missing = [var.name for row in orbitope.rows for var in row
+               if getattr(var, "solverVar", None) is None]
+    if missing:  # PuLP passes on only the variables its rows and objective use
+        raise InputError(f"orbitope {orbitope.name}: variable {missing[0]} is in no row")
     nrows, ncols = len(orbitope.rows), len(orbitope.rows[0])
     row_type = ctypes.c_void_p * ncols
     rows = [row_type(*(var.solverVar.ptr() for var in row)) for row in orbitope.rows]
