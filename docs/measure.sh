@@ -12,6 +12,7 @@
 #                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 #   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
+#   bash docs/measure.sh orbitope                            # 9: docs/mip.md (about 40 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).
@@ -29,7 +30,7 @@ render_pages() {
   done
 }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|orbitope}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -199,6 +200,24 @@ python -m ilp_pyramid solve 4 --solver highs --strategy none --time-limit 30 --v
 python -m ilp_pyramid solve 4 --solver scip --solver-option emphasis=default --strategy none \
    --time-limit 10 --verbose 2>&1 \
    | grep -i -E "symmetry|orbit|lexicographic" || true
+}
+
+orbitope() {
+# The label symmetry declared to SCIP as a partitioning orbitope (--strategy LabelOrbitope),
+# with SCIP's own settings and with its CP emphasis. N=4 first (up to 30 minutes), then N=3
+# beside SCIP's defaults and today's `solve --solver scip`.
+fresh docs/mip_orbitope.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 300 --results docs/mip_orbitope.jsonl \
+   --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
+   --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope"
+$B --resume --n 3 --repeat 5 --time-limit 300 --results docs/mip_orbitope.jsonl \
+   --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
+   --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
+   --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope" \
+   --command "scip-cp-lpi=$S --solver scip"
+# What SCIP says about the declared orbitope (the log lines quoted in docs/mip.md).
+python -m ilp_pyramid solve 3 --solver scip --solver-option emphasis=default \
+   --strategy LabelOrbitope --seed 0 --verbose 2>&1 | grep -i -E "symmetr|orbitope" || true
 }
 
 "$stage"
