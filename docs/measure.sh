@@ -12,7 +12,8 @@
 #                                     # outside the repository: docs/bench.md)
 #   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
 #   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
-#   bash docs/measure.sh study        # 9: docs/study.md, all five puzzles (about 30 minutes)
+#   bash docs/measure.sh orbitope                            # 9: docs/mip.md (about 40 min)
+#   bash docs/measure.sh study        # 10: docs/study.md, all five puzzles (about 30 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).
@@ -30,7 +31,7 @@ render_pages() {
   done
 }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|study}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|orbitope|study}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -202,7 +203,25 @@ python -m ilp_pyramid solve 4 --solver scip --solver-option emphasis=default --s
    | grep -i -E "symmetry|orbit|lexicographic" || true
 }
 
-# 9. The study (docs/study.md): every solver family on every puzzle's ramp, one results file,
+orbitope() {
+# The label symmetry declared to SCIP as a partitioning orbitope (--strategy LabelOrbitope),
+# with SCIP's own settings and with its CP emphasis. N=4 first (up to 30 minutes), then N=3
+# beside SCIP's defaults and today's `solve --solver scip`.
+fresh docs/mip_orbitope.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 300 --results docs/mip_orbitope.jsonl \
+   --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
+   --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope"
+$B --resume --n 3 --repeat 5 --time-limit 300 --results docs/mip_orbitope.jsonl \
+   --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
+   --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
+   --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope" \
+   --command "scip-cp-lpi=$S --solver scip"
+# What SCIP says about the declared orbitope (the log lines quoted in docs/mip.md).
+python -m ilp_pyramid solve 3 --solver scip --solver-option emphasis=default \
+   --strategy LabelOrbitope --seed 0 --verbose 2>&1 | grep -i -E "symmetr|orbitope" || true
+}
+
+# 10. The study (docs/study.md): every solver family on every puzzle's ramp, one results file,
 #    one process per run, 30 s limit. The instances are the puzzles' own seeded bench cases
 #    (repeat r: seed r-1 picks the instance and seeds the solver). Where a family cannot
 #    answer the smaller steps of a ramp in the limit it is not run on the larger ones (views

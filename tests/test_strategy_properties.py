@@ -28,6 +28,7 @@ from pysat.solvers import Solver
 from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.mip import solve as mip_solve
+from ilp_pyramid.mip_model import Orbitope, declare_orbitope, orbitopes
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.puzzle import PUZZLE as BEL
 from ilp_pyramid.puzzles.bel.rules_cnf import compile_clauses
@@ -45,6 +46,7 @@ class MipRule:
     rows: list[tuple[str, list[tuple[str, float]], int, float]]  # tag, terms, sense, rhs
     aux: list[str]  # auxiliary variables, in the order the compiler created them
     defining: dict[str, list[int]]  # aux name -> indices of the rows that bound it
+    declared: list[Orbitope]  # what the rule declares instead of rows (Orbitope rules)
 
     def accepts(self, labels: list[int]) -> bool:
         value: dict[str, float] = {
@@ -67,16 +69,20 @@ class MipRule:
                 return False
             if sense == pulp.LpConstraintEQ and abs(total - rhs) > 1e-9:
                 return False
-        return True
+        return all(orbitope.holds(value) for orbitope in self.declared)
 
     def highs_accepts(self, labels: list[int]) -> bool:
-        problem = self.problem.deepcopy()
+        problem = self.problem.deepcopy()  # the same variables; declarations not copied
+        for orbitope in self.declared:
+            declare_orbitope(problem, orbitope)
         variables = {v.name: v for v in problem.variables()}
         for (line, label), var in self.x.items():
             fixed = variables.get(var.name)
             if fixed is not None:
                 fixed.lowBound = fixed.upBound = 1 if labels[line] == label else 0
-        result = mip_solve(problem, "highs", SolveOptions(time_limit=60))
+        # HiGHS refuses a declared orbitope; SCIP takes it (backends/scip.py).
+        solver = "scip" if self.declared else "highs"
+        result = mip_solve(problem, solver, SolveOptions(time_limit=60))
         assert result.status in (Status.SOLVED, Status.INFEASIBLE), result.status
         return result.status == Status.SOLVED
 
@@ -88,6 +94,12 @@ def compile_mip(n: int, rule: Rule) -> MipRule:
          for line in range(len(geo.lines)) for label in range(geo.num_labels)}
     problem += pulp.lpSum([])
     compile_rules(problem, x, [rule], geo.num_labels, geo.line_lengths)
+    if orbitopes(problem):
+        # A partitioning orbitope stands on the model's one-label-per-line rows (model.py):
+        # every labelling meets them, and they put the matrix's variables in the problem.
+        for line in range(len(geo.lines)):
+            problem.addConstraint(pulp.lpSum(x[line, label] for label in range(
+                geo.num_labels)) == 1, f"p{line}_line")
     rows, aux, defining = [], [], {}
     x_names = {var.name for var in x.values()}
     for constraint in problem.constraints():
@@ -103,7 +115,7 @@ def compile_mip(n: int, rule: Rule) -> MipRule:
             if tag in ("lexeq", "seen") and coef == 1:
                 defining[var].append(len(rows) - 1)
     assert all(defining[name] for name in aux), "an auxiliary variable with no defining row"
-    return MipRule(problem, x, rows, aux, defining)
+    return MipRule(problem, x, rows, aux, defining, orbitopes(problem))
 
 
 # ---- compiled CNF clauses, as assumptions ---------------------------------------------------

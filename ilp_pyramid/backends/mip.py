@@ -56,6 +56,13 @@ def solve(problem: pulp.LpProblem, solver: str | Solver = DEFAULT_MIP_SOLVER,
     pulp = load_pulp()
     options = options or SolveOptions()
     module = importlib.import_module(entry.plugin)
+    from ilp_pyramid.mip_model import orbitopes  # imports PuLP: loaded above, not at start-up
+
+    if orbitopes(problem) and not getattr(module, "DECLARES_ORBITOPES", False):
+        # Dropping the declaration would solve another problem's symmetry silently, and no
+        # backend writes it as rows (a model that wants rows asks for them).
+        raise InputError(f"{solver} cannot take the orbitope this model declares (a MIP "
+                         f"backend that declares orbitopes can: scip)")
     backend = module.solver(options)
     start = time.perf_counter()
     try:

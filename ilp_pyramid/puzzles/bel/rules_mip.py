@@ -1,7 +1,10 @@
 """Compile strategy rules to linear constraints on the line-label binaries x[line, label].
 
-Every rule becomes plain linear rows with 0/±1 coefficients (line lengths in LengthSum);
-auxiliary "prefix equal" and "label seen" variables keep lex and precedence rules compact.
+An Orbitope rule is the exception: it becomes no row but an orbitope declared on the problem
+(mip_model.Orbitope, the matrix x[line, label] with the rule's lines as rows and the labels as
+columns), for the solver's own orbitope handling. Every other rule becomes plain linear rows
+with 0/±1 coefficients (line lengths in LengthSum); auxiliary "prefix equal" and "label seen"
+variables keep lex and precedence rules compact.
 """
 
 from __future__ import annotations
@@ -10,11 +13,14 @@ from itertools import product
 
 import pulp
 
+from ilp_pyramid.mip_model import Orbitope as DeclaredOrbitope
+from ilp_pyramid.mip_model import declare_orbitope
 from ilp_pyramid.puzzles.bel.strategies import (
     Allowed,
     LengthSum,
     LexLeq,
     Monotone,
+    Orbitope,
     Precedence,
     Rule,
 )
@@ -64,6 +70,12 @@ def compile_rules(problem: pulp.LpProblem, x: dict, rules: list[Rule], num_label
                 rows.not_greater(a, b, None, "mono")
         elif isinstance(rule, LexLeq):
             _lex(rows, rule, index)
+        elif isinstance(rule, Orbitope):  # before Precedence: it is one
+            # Every line's labels sum to 1 (model.py's line rows): a partitioning orbitope.
+            matrix = tuple(tuple(x[line, label] for label in range(num_labels))
+                           for line in rule.lines)
+            declare_orbitope(problem, DeclaredOrbitope("partitioning", matrix,
+                                                       f"labels_r{index}"))
         elif isinstance(rule, Precedence):
             _precedence(rows, rule, index)
         elif isinstance(rule, LengthSum):

@@ -1,7 +1,7 @@
 """Strategies: extra constraints written once, as data, and compiled for MIP and SAT alike.
 
 A strategy is a list of *rules* over line labels. Five kinds of rule cover the whole
-catalogue of the reference tool:
+catalogue of the reference tool, and one more declares a Precedence instead of compiling it:
 
 - Allowed(lines, tuples): the labels of `lines` form one of `tuples` (fixings, domains,
   the bottom-centre cube).
@@ -9,6 +9,9 @@ catalogue of the reference tool:
 - Monotone(lines): labels are non-decreasing along `lines`.
 - Precedence(lines): reading `lines` in order, each new label is at most one more than the
   largest seen so far (value precedence: breaks the (2N-1)! label permutations).
+- Orbitope(lines): the meaning of Precedence(lines), declared to the MIP solver as a
+  partitioning orbitope (rows: the lines in that order, columns: the labels) instead of
+  written as rows; the CNF gets precedence clauses.
 - LengthSum(lines, label, sense, rhs): the lengths of those of `lines` that carry `label`
   add up to (==) or at most (<=) rhs.
 
@@ -48,6 +51,14 @@ class Precedence:
 
 
 @dataclass(frozen=True)
+class Orbitope(Precedence):
+    """Precedence(lines) as a partitioning orbitope: each line carries exactly one label and
+    any permutation of the labels maps solutions to solutions, so the x[line, label] matrix
+    is one. The representative SCIP's orbitope keeps (columns lexicographically
+    non-increasing, rows read in `lines` order) is exactly value precedence in that order."""
+
+
+@dataclass(frozen=True)
 class LengthSum:
     lines: tuple[int, ...]
     label: int
@@ -55,7 +66,7 @@ class LengthSum:
     rhs: int
 
 
-Rule = Allowed | LexLeq | Monotone | Precedence | LengthSum
+Rule = Allowed | LexLeq | Monotone | Precedence | Orbitope | LengthSum
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,10 @@ def _increasing_x(geo: Pyramid) -> list[Rule]:
 
 def _label_permutation(geo: Pyramid) -> list[Rule]:
     return [Precedence(_reading_order(geo))]
+
+
+def _label_orbitope(geo: Pyramid) -> list[Rule]:
+    return [Orbitope(_reading_order(geo))]
 
 
 def _label_permutation_importance(geo: Pyramid) -> list[Rule]:
@@ -273,6 +288,10 @@ CATALOGUE: dict[str, Strategy] = {s.name: s for s in [
     Strategy("LabelPermutation", "symmetry",
              "value precedence reading Z row by row, then X, then Y",
              _label_permutation, frozenset({_LABELS})),
+    Strategy("LabelOrbitope", "symmetry",
+             "LabelPermutation declared to SCIP as a partitioning orbitope (lines x labels), "
+             "not as rows; MIP: SCIP only",
+             _label_orbitope, frozenset({_LABELS})),
     Strategy("LabelPermutationImportance", "symmetry",
              "value precedence on the centre Z and centre X/Y stacks, longest first",
              _label_permutation_importance, frozenset({_LABELS})),
@@ -320,6 +339,10 @@ COMBINE = {
     frozenset({"TopCubeOrdering", "LabelPermutation"}),
     frozenset({"TopCubeOrdering", "LabelPermutationImportance"}),
     frozenset({"LabelPermutation", "Automorphism"}),
+    # LabelOrbitope keeps exactly the solutions LabelPermutation keeps (Orbitope's docstring):
+    # it combines with what LabelPermutation combines with.
+    frozenset({"TopCubeOrdering", "LabelOrbitope"}),
+    frozenset({"LabelOrbitope", "Automorphism"}),
     frozenset({"AntiMirror", "BottomCenter012"}),
     frozenset({"AntiMirror", "TopCubeOrdering"}),
     frozenset({"AntiMirror", "CakeSliceOrdering"}),
