@@ -261,3 +261,22 @@ def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
     assert "bel: time limit 10 s;" in whole and "iq: time limit 30 s," in whole
     assert "| bel | kissat |" not in highs_only and "| bel | highs |" in highs_only
     assert cli("bench", "render", page, "--check").code == 0
+
+
+def test_the_wide_par2_block_has_a_row_per_family_and_a_column_per_solver(cli, tmp_path):
+    write(tmp_path / "runs.jsonl", grid_records("bel") + [
+        record("dlx", {"n": 9}, 1, "timeout", 31.0, "iq", limit=30.0),
+        record("dlx", {"n": 10}, 1, "solved", 3.0, "iq", limit=30.0)])
+    page = tmp_path / "readme.md"
+    page.write_text("<!-- bench:runs.jsonl:table=par2-wide -->\n<!-- /bench -->\n")
+    assert cli("bench", "render", page).code == 0
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in page.read_text().splitlines() if line.startswith("| ")]
+    assert rows[0] == ["family", "instances", "highs", "kissat", "cbc", "dlx", "virtual best"]
+    bel, iq = rows[1:]
+    assert bel[:2] == ["bel", "4"] and bel[5] == "-" and iq[2:5] == ["-", "-", "-"]
+    for column, solver in ((2, "highs"), (3, "kissat"), (4, "cbc")):
+        assert bel[column] == f"{PAR2[solver]:.2f} ({SOLVED[solver]})"
+    assert bel[6] == f"{VBS:.2f} (4)"
+    assert iq[1] == "2" and iq[5] == iq[6] == f"{(60 + 3) / 2:.2f} (1)"
+    assert "cells: PAR-2 mean s (instances solved)" in page.read_text()
