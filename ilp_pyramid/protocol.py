@@ -84,11 +84,14 @@ class BenchCase:
     """One instance of a puzzle's bench grid, as the arguments of `ilp-pyramid ... solve`.
 
     The bench appends `--solver S --seed R --time-limit T --json` and runs it in its own
-    process; `params` are the columns a results table groups by (size first).
+    process; `params` are the columns a results table groups by (size first). `seeded`: the
+    seed also picks the instance (a generated one), so the repeats of the case are different
+    instances of one size, which scores and plots count apart.
     """
 
     args: tuple[str, ...]
     params: dict[str, Any] = field(default_factory=dict)
+    seeded: bool = False
 
     @property
     def label(self) -> str:

@@ -205,3 +205,18 @@ def test_model_options_are_columns_and_records_without_them_show_a_dash(cli, tmp
     assert "| strategy | formulation |" in runs.out.splitlines()[0]
     text = MARKER.replace("summary", "grid") + "\n<!-- /bench -->\n"
     assert "| LabelPermutationImportance | counts |" in render_text(text, tmp_path)
+
+
+def test_an_infeasible_answer_counts_in_its_own_column_and_in_the_times(tmp_path):
+    """A generated instance may have no solution: a run that says so answered, and its time
+    is one of the row's; the column shows only where some run answered infeasible."""
+    from ilp_pyramid.bench.render import markdown
+
+    runs = [_record("insanity", 12, 1, 2.0, 1.9), _record("insanity", 12, 2, 4.0, 3.9,
+                                                          status="infeasible"),
+            _record("insanity", 12, 3, 31.0, 30.9, status="timeout")]
+    rows = _table_rows(markdown(runs, "summary", "x.jsonl"))
+    header = markdown(runs, "summary", "x.jsonl").splitlines()[0]
+    assert "| runs | solved | infeasible | min wall s | median wall s | max wall s |" in header
+    assert rows[0][:8] == ["insanity", "12", "3", "1", "1", "2.00", "3.00", "4.00"]
+    assert "infeasible" not in markdown(runs[:1], "summary", "x.jsonl")

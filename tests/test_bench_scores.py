@@ -261,3 +261,57 @@ def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
     assert "bel: time limit 10 s;" in whole and "iq: time limit 30 s," in whole
     assert "| bel | kissat |" not in highs_only and "| bel | highs |" in highs_only
     assert cli("bench", "render", page, "--check").code == 0
+
+
+def test_the_wide_par2_block_has_a_row_per_family_and_a_column_per_solver(cli, tmp_path):
+    write(tmp_path / "runs.jsonl", grid_records("bel") + [
+        record("dlx", {"n": 9}, 1, "timeout", 31.0, "iq", limit=30.0),
+        record("dlx", {"n": 10}, 1, "solved", 3.0, "iq", limit=30.0)])
+    page = tmp_path / "readme.md"
+    page.write_text("<!-- bench:runs.jsonl:table=par2-wide -->\n<!-- /bench -->\n")
+    assert cli("bench", "render", page).code == 0
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in page.read_text().splitlines() if line.startswith("| ")]
+    assert rows[0] == ["family", "instances", "highs", "kissat", "cbc", "dlx", "virtual best"]
+    bel, iq = rows[1:]
+    assert bel[:2] == ["bel", "4"] and bel[5] == "-" and iq[2:5] == ["-", "-", "-"]
+    for column, solver in ((2, "highs"), (3, "kissat"), (4, "cbc")):
+        assert bel[column] == f"{PAR2[solver]:.2f} ({SOLVED[solver]})"
+    assert bel[6] == f"{VBS:.2f} (4)"
+    assert iq[1] == "2" and iq[5] == iq[6] == f"{(60 + 3) / 2:.2f} (1)"
+    assert "cells: PAR-2 mean s (instances solved)" in page.read_text()
+
+
+def test_generated_instances_picked_by_the_seed_count_apart(cli, tmp_path):
+    """Insanity's random n=8 of seed 0 may be solvable and that of seed 1 not: two instances,
+    not one with a disagreement; a case whose seed only seeds the solver keeps one."""
+    runs = [record(solver, {"n": 8, "instance": "random"}, r, status, wall, "insanity",
+                   seeded_instance=True)
+            for solver in ("highs", "kissat")
+            for r, status, wall in ((1, "solved", 1.0), (2, "infeasible", 2.0))]
+    (family,) = scores.families(runs)
+    assert family.instances == ["n=8 instance=random seed=0", "n=8 instance=random seed=1"]
+    assert family.infeasible == ["n=8 instance=random seed=1"] and not family.disagreements
+    data = json.loads(cli("bench", "report", write(tmp_path / "r.jsonl", runs),
+                          "--score", "par2", "--json").out)
+    assert [row["solved"] for row in data["families"][0]["solvers"]] == [2, 2]
+    (bel,) = scores.families([{**r, "puzzle": "bel", "seeded_instance": False} for r in runs])
+    assert len(bel.instances) == 1 and bel.disagreements
+
+
+def test_the_bench_marks_runs_whose_seed_picks_the_instance():
+    from ilp_pyramid import protocol
+    from ilp_pyramid.bench.grid import puzzle_grid
+
+    cases = [protocol.BenchCase(("insanity", "solve", "--generate", "8"), {"n": 8}, seeded=True),
+             protocol.BenchCase(("solve", "3"), {"n": 3})]
+    runs = puzzle_grid("x", cases, ["highs"], [], 10.0, 2)
+    assert [run.fields().get("seeded_instance") for run in runs] == [True, True, None, None]
+    from ilp_pyramid import puzzles
+
+    def seeded(name, sizes=None):
+        return {case.seeded for case in protocol.bench_cases(puzzles.get(name), sizes)}
+
+    assert seeded("insanity") == seeded("views") == seeded("sudoku-cube") == {True}
+    assert seeded("bel") == {False} and seeded("iq", [0]) == {False}
+    assert seeded("iq", [2]) == {True}

@@ -58,6 +58,7 @@ class PuzzleRun:
     time_limit: float | None
     repeat: int
     seed: int
+    seeded: bool = False  # the seed also picks the instance (BenchCase.seeded)
 
     def argv(self) -> list[str]:
         argv = list(self.args)
@@ -83,8 +84,9 @@ class PuzzleRun:
         return " ".join([self.puzzle, *point, self.solver, f"#{self.repeat}"])
 
     def fields(self) -> dict:
-        return {"puzzle": self.puzzle, "params": dict(self.params), "solver": self.solver,
-                "time_limit": self.time_limit, "repeat": self.repeat, "seed": self.seed}
+        fields = {"puzzle": self.puzzle, "params": dict(self.params), "solver": self.solver,
+                  "time_limit": self.time_limit, "repeat": self.repeat, "seed": self.seed}
+        return fields | ({"seeded_instance": True} if self.seeded else {})
 
 
 Spec = PuzzleRun | CommandSpec
@@ -144,7 +146,7 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
                     continue
                 used.update(combo)
                 runs += [PuzzleRun(puzzle, tuple(case.args), params, combo, solver,
-                                   time_limit, r, first_seed + r - 1)
+                                   time_limit, r, first_seed + r - 1, case.seeded)
                          for r in range(1, repeats + 1)]
     for name, values in axes:
         for value in values:

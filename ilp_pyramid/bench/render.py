@@ -10,7 +10,8 @@ The opening comment names the results file (relative to the README's folder), th
 (`summary`: one row per configuration; `grid`: the same with the solver's solve seconds,
 model sizes and peak memory; `runs`: one row per record; `par2`: per puzzle family, each
 solver's solved count and PAR-2 score with the virtual best solver last, as `bench report
---score par2` computes them) and optional filters
+--score par2` computes them; `par2-wide`: the same, one row per family and one column per
+solver) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
 every block from its data; `--check` only compares. Markers shown as examples, inside code
@@ -37,7 +38,7 @@ from ilp_pyramid.bench.summary import (
 )
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "grid", "runs", "par2")
+TABLES = ("summary", "grid", "runs", "par2", "par2-wide")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
@@ -96,8 +97,8 @@ def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
 
 def markdown(records: Sequence[dict], table: str, source: str) -> str:
     """A GitHub table and one line saying where it comes from and on what machine."""
-    if table == "par2":
-        return _score_table(records, source)
+    if table in ("par2", "par2-wide"):
+        return _score_table(records, source, wide=table == "par2-wide")
     if table == "runs":
         headers, cells, columns = _run_cells(records)
     else:
@@ -113,33 +114,59 @@ def markdown(records: Sequence[dict], table: str, source: str) -> str:
     return "\n".join(lines)
 
 
-def _score_table(records: Sequence[dict], source: str) -> str:
-    """The PAR-2 table: one row per family and solver, ranked within the family by the score,
-    then the family's virtual best; the time limits and proved-infeasible instances below."""
+def _score_table(records: Sequence[dict], source: str, wide: bool = False) -> str:
+    """The PAR-2 table. Long (`par2`): one row per family and solver, ranked within the family
+    by the score, then the family's virtual best. Wide (`par2-wide`): one row per family, one
+    column per solver (its score and solved count; "-" where it has no run in the family),
+    the virtual best last. The time limits and proved-infeasible instances below."""
     report = score_report(records, factor=2)
-    lines = ["| family | solver | instances | solved | PAR-2 mean s |",
-             "|---|---|---:|---:|---:|"]
-    notes = []
-    for family in report["families"]:
-        for row in [*family["solvers"], family["virtual_best"]]:
-            lines.append(f"| {family['family']} | {row['solver']} | {row['instances']} | "
-                         f"{row['solved']} | {row['score']:.2f} |")
-        limits = ", ".join(f"{limit:g}" for limit in family["time_limits"])
-        note = f"{family['family']}: time limit {limits} s"
-        infeasible = len(family["infeasible_instances"])
-        if infeasible:
-            note += f", {infeasible} instance{'s' * (infeasible != 1)} proved infeasible " \
-                    f"(counted solved)"
-        missing = [f"{row['solver']} {row['missing']}" for row in family["solvers"]
-                   if row["missing"]]
-        if missing:
-            note += f", instances not run (counted unsolved): {', '.join(missing)}"
-        if family["disagreements"]:
-            note += f", solvers disagree on {', '.join(family['disagreements'])}"
-        notes.append(note)
+    families = report["families"]
+    if wide:
+        # In the records' order (the study's order of families), not by rank.
+        solvers = list(dict.fromkeys(solver for f in families for instance in f["per_instance"]
+                                     for solver in instance["seconds"]))
+        lines = ["| family | instances | " + " | ".join(solvers) + " | virtual best |",
+                 "|---|---:|" + "---:|" * (len(solvers) + 1)]
+        for family in families:
+            rows = {row["solver"]: row for row in family["solvers"] if row["runs"]}
+            cells = [_score_cell(rows[s]) if s in rows else "-" for s in solvers]
+            lines.append(f"| {family['family']} | {family['instances']} | "
+                         + " | ".join([*cells, _score_cell(family["virtual_best"])]) + " |")
+        key = "cells: PAR-2 mean s (instances solved)"
+    else:
+        lines = ["| family | solver | instances | solved | PAR-2 mean s |",
+                 "|---|---|---:|---:|---:|"]
+        for family in families:
+            for row in [*family["solvers"], family["virtual_best"]]:
+                lines.append(f"| {family['family']} | {row['solver']} | {row['instances']} | "
+                             f"{row['solved']} | {row['score']:.2f} |")
+        key = ""
     summary = ("PAR-2: the mean over instances of the median wall seconds over repeats where "
-               "solved, else 2 x the time limit; " + "; ".join(notes) + ".")
+               "solved, else 2 x the time limit" + (f"; {key}" if key else "") + "; "
+               + "; ".join(_score_note(family) for family in families) + ".")
     return "\n".join([*lines, "", summary, "", provenance(records, source)])
+
+
+def _score_cell(row: dict) -> str:
+    return f"{row['score']:.2f} ({row['solved']})"
+
+
+def _score_note(family: dict) -> str:
+    """A family's time limits, proved-infeasible instances, instances a solver did not run
+    and disagreements, in one clause."""
+    limits = ", ".join(f"{limit:g}" for limit in family["time_limits"])
+    note = f"{family['family']}: time limit {limits} s"
+    infeasible = len(family["infeasible_instances"])
+    if infeasible:
+        note += f", {infeasible} instance{'s' * (infeasible != 1)} proved infeasible " \
+                f"(counted solved)"
+    missing = [f"{row['solver']} {row['missing']}" for row in family["solvers"]
+               if row["missing"]]
+    if missing:
+        note += f", instances not run (counted unsolved): {', '.join(missing)}"
+    if family["disagreements"]:
+        note += f", solvers disagree on {', '.join(family['disagreements'])}"
+    return note
 
 
 # Columns after the configuration that hold words, not figures (left-aligned).

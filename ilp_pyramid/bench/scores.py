@@ -7,7 +7,9 @@ cactus plots and performance profiles. Only the records are read; no puzzle is k
   params named in `solver_params` (e.g. the formulation, when MIP formulations and CNF
   encodings differ and should be compared on the same instance).
 - An *instance* is the record's grid point (`summary.params_of`) without the solver's params:
-  the repeats of one instance and solver are its runs.
+  the repeats of one instance and solver are its runs. Where the seed picked a generated
+  instance (`seeded_instance`: the puzzle's bench case said so), each seed is an instance
+  of its own, run once per solver.
 - A run is solved when its status is `solved`, or `infeasible` on an instance no run of any
   solver solved (the infeasibility was proved); a run whose instance another run solved
   cannot be infeasible, and its instance is reported as a disagreement.
@@ -80,7 +82,8 @@ def solver_of(record: dict, solver_params: Sequence[str] = ()) -> str:
 
 def instance_of(record: dict, solver_params: Sequence[str] = ()) -> str:
     """The instance as text, `n=3 formulation=counts` (params in the record's order; empty
-    values left out)."""
+    values left out), and `seed=S` where the run's seed picked the instance (a generated
+    one: `seeded_instance` in the record)."""
     parts = []
     for name in params_of(record):
         if name in NOT_INSTANCE or name in solver_params:
@@ -88,6 +91,8 @@ def instance_of(record: dict, solver_params: Sequence[str] = ()) -> str:
         value = config_value(record, name)
         if value != "":
             parts.append(f"{name}={value}")
+    if record.get("seeded_instance") and record.get("seed") is not None:
+        parts.append(f"seed={record['seed']}")
     return " ".join(parts) or "-"
 
 

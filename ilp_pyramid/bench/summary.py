@@ -21,7 +21,7 @@ from rich import box
 from rich.table import Table
 
 from ilp_pyramid import backends
-from ilp_pyramid.bench.records import SOLVED, TIMEOUTS
+from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS
 from ilp_pyramid.figures import pyplot
 
 # Fields of every record's configuration besides its params (the solver goes after the
@@ -32,7 +32,7 @@ LEGACY_PARAMS = ("n", "formulation", "strategies", "card")
 # Configuration columns whose values are names, never numbers (left-aligned).
 TEXT_COLUMNS = ("label", "puzzle", "solver", "formulation", "strategies", "strategy", "card")
 # Fields of a summary row: a model option of that name would shadow one, so is no column.
-ROW_FIELDS = frozenset({"config", "family", "runs", "solved", "timeouts", "errors",
+ROW_FIELDS = frozenset({"config", "family", "runs", "solved", "infeasible", "timeouts", "errors",
                         "min_seconds", "median_seconds", "max_seconds", "median_cpu_seconds",
                         "min_solve_seconds", "median_solve_seconds", "max_solve_seconds",
                         "variables", "constraints", "peak_rss_mb", "load_min", "load_max",
@@ -89,8 +89,9 @@ def config_of(record: dict, fields: Sequence[str]) -> tuple:
 
 
 def summarize_records(records: Sequence[dict]) -> list[dict]:
-    """One row per configuration, in order of first appearance: runs, solved, wall seconds
-    (min / median / max over solved runs), median CPU seconds, load average range (1 min).
+    """One row per configuration, in order of first appearance: runs, solved, infeasible, wall
+    seconds (min / median / max over the answered runs: solved, or answered infeasible),
+    median CPU seconds, load average range (1 min).
 
     A row holds its configuration twice: under `config` (column -> value, in column order)
     and flat, by column name, for readers of the JSON."""
@@ -101,9 +102,12 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
     rows = []
     for config, runs in groups.items():
         solved = [r for r in runs if r["status"] == SOLVED]
-        wall = sorted(r["wall_seconds"] for r in solved if r.get("wall_seconds") is not None)
-        cpu = [r["cpu_seconds"] for r in solved if r.get("cpu_seconds") is not None]
-        solve = sorted(r["seconds"] for r in solved if r.get("seconds") is not None)
+        # An infeasible answer is an answer (a generated instance may have none): its times
+        # count beside the solved runs'.
+        answered = [r for r in runs if r["status"] in (SOLVED, INFEASIBLE)]
+        wall = sorted(r["wall_seconds"] for r in answered if r.get("wall_seconds") is not None)
+        cpu = [r["cpu_seconds"] for r in answered if r.get("cpu_seconds") is not None]
+        solve = sorted(r["seconds"] for r in answered if r.get("seconds") is not None)
         sized = [r for r in runs if _is_number(r.get("variables"))
                  and _is_number(r.get("constraints"))]
         peaks = [r["peak_rss_mb"] for r in runs if r.get("peak_rss_mb") is not None]
@@ -116,8 +120,9 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
             "family": _family(runs[0].get("solver")) if not runs[0].get("label") else None,
             "runs": len(runs),
             "solved": len(solved),
+            "infeasible": len(answered) - len(solved),
             "timeouts": sum(r["status"] in TIMEOUTS for r in runs),
-            "errors": sum(r["status"] not in (SOLVED, *TIMEOUTS) for r in runs),
+            "errors": sum(r["status"] not in (SOLVED, INFEASIBLE, *TIMEOUTS) for r in runs),
             "min_seconds": wall[0] if wall else None,
             "median_seconds": statistics.median(wall) if wall else None,
             "max_seconds": wall[-1] if wall else None,
@@ -168,9 +173,11 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
     variables and constraints (clauses for SAT) and the peak memory."""
     used = summary_columns(rows)
     extra = ["median solve s", "vars", "cons", "peak MB"] if sizes else []
+    # Shown where some run answered infeasible; the times are then over both kinds of answer.
+    infeasible = any(row.get("infeasible") for row in rows)
     headers = [SUMMARY_HEADERS.get(name, name) for name in used] + [
-        "runs", "solved", "min wall s", "median wall s", "max wall s", "median CPU s",
-        *extra, "load (1 min)"]
+        "runs", "solved", *["infeasible"] * infeasible, "min wall s", "median wall s",
+        "max wall s", "median CPU s", *extra, "load (1 min)"]
     cells = []
     for row in rows:
         load = "-" if row["load_min"] is None else \
@@ -179,7 +186,8 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
             load += f" ({row['legacy']} legacy)" if row["load_min"] is not None else " (legacy)"
         config = [row["config"].get(name, "") for name in used]
         cells.append([str(value) if value != "" else "-" for value in config] + [
-            str(row["runs"]), str(row["solved"]), fmt_seconds(row["min_seconds"]),
+            str(row["runs"]), str(row["solved"]),
+            *[str(row.get("infeasible", 0))] * infeasible, fmt_seconds(row["min_seconds"]),
             fmt_seconds(row["median_seconds"]), fmt_seconds(row["max_seconds"]),
             fmt_seconds(row["median_cpu_seconds"]),
             *([fmt_seconds(row["median_solve_seconds"]), _int(row["variables"]),
@@ -210,7 +218,8 @@ def summary_table(rows: Sequence[dict], title: str, sizes: bool = False) -> Tabl
     headers, cells = summary_cells(rows, sizes)
     text = text_headers(headers, cells, len(summary_columns(rows)))
     out = Table(title=title, box=box.SIMPLE_HEAD,
-                caption="wall and CPU seconds of the whole process, over solved runs"
+                caption="wall and CPU seconds of the whole process, over answered runs (solved or "
+                        "infeasible)"
                         + ("; solve s: the solver's own; cons: clauses (SAT) or constraints "
                            "(MIP); MB: peak resident memory" if sizes else ""))
     for name in headers:

@@ -139,7 +139,7 @@ class Insanity:
             for kind in ("planted", "random"):
                 extra = ("--planted",) if kind == "planted" else ()
                 cases.append(BenchCase(args=("insanity", "solve", "--generate", str(n), *extra),
-                                       params={"n": n, "instance": kind}))
+                                       params={"n": n, "instance": kind}, seeded=True))
         return cases
 
 

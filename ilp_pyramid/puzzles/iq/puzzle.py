@@ -269,11 +269,12 @@ class IQPuzzle:
     def bench_cases(self, sizes: Sequence[int] | None = None) -> list[BenchCase]:
         """The three 55-cell boards, each with k of the 12 pieces given (`sizes`: the k, by
         default BENCH_GIVEN) from a seeded filling: the bench's --seed picks the challenge
-        (repeat r: seed r-1), the same on every machine. k = 0 is the empty board."""
+        (repeat r: seed r-1), the same on every machine. k = 0 is the empty board, one
+        instance whatever the seed."""
         given = check_sizes(sizes, "number of pieces given", 0, len(STANDARD_PIECES)) \
             or BENCH_GIVEN
         return [BenchCase(("iq", "solve", board, "--generate-given", str(k)),
-                          {"k": k, "board": board, "instance": "generated"})
+                          {"k": k, "board": board, "instance": "generated"}, seeded=k > 0)
                 for k in given for board in BENCH_BOARDS]
 
 

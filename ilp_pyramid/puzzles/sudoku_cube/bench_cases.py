@@ -40,5 +40,5 @@ def bench_cases(sizes: Sequence[int] | None = None, parity: str | None = None,
                 *(["--broken", broken] if broken else [])]
         params = {"scramble": scramble, "parity": "none" if grid_only else parity,
                   "moves": moves and not grid_only, "broken": broken}
-        cases.append(BenchCase(args=tuple(args), params=params))
+        cases.append(BenchCase(args=tuple(args), params=params, seeded=True))
     return cases

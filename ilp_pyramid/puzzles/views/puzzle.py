@@ -233,7 +233,7 @@ class ViewsPuzzle:
         from ilp_pyramid.puzzles.views.geometry import MAX_N
 
         return [BenchCase(("views", "solve", "--generate", str(n)),
-                          {"n": n, "instance": "random"})
+                          {"n": n, "instance": "random"}, seeded=True)
                 for n in check_sizes(sizes, "grid side n", 1, MAX_N) or BENCH_SIZES]
 
 
