@@ -231,11 +231,11 @@ study() {
 fresh docs/study.jsonl
 local R=(--resume --time-limit 30 --results docs/study.jsonl)
 $B "${R[@]}" --puzzle bel --n 2..4 --repeat 3 --solver highs,cbc,scip,kissat,cadical,cpsat
-$B "${R[@]}" --puzzle insanity --n 8,12,16,20 --repeat 2 \
+$B "${R[@]}" --puzzle insanity --n 8,12,16,20 --repeat 3 \
    --solver highs,cbc,kissat,cadical,cpsat,dlx
-$B "${R[@]}" --puzzle iq --n 4,2,0 --repeat 2 --solver highs,cbc,kissat,cadical,cpsat,dlx
-$B "${R[@]}" --puzzle views --n 4,6,8,10 --repeat 2 --solver highs,cbc,kissat,cadical,rc2
-$B "${R[@]}" --puzzle views --n 12,16 --repeat 2 --solver highs,cbc
+$B "${R[@]}" --puzzle iq --n 4,2,0 --repeat 3 --solver highs,cbc,kissat,cadical,cpsat,dlx
+$B "${R[@]}" --puzzle views --n 4,6,8,10 --repeat 3 --solver highs,cbc,kissat,cadical,rc2
+$B "${R[@]}" --puzzle views --n 12,16 --repeat 3 --solver highs,cbc
 $B "${R[@]}" --puzzle sudoku-cube --n 1,5,30 --repeat 3 --solver highs,cbc,kissat,cadical
 $B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --grid broken=twist,swap,centre \
    --solver highs,cbc,kissat,cadical
