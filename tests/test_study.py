@@ -1,0 +1,82 @@
+"""The study (docs/study.md) and the README's MIP-vs-SAT table come from one results file,
+docs/study.jsonl, written by the bench commands of `docs/measure.sh study`: those commands
+hold every run of the file (run again with --resume, they run nothing), the file holds no
+run of another command, and every family the study names has at least two MIP and two SAT
+solvers (plus RC2 on the optimisation puzzle and DLX on the exact covers)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "study.jsonl"
+PUZZLES = {"bel", "insanity", "iq", "views", "sudoku-cube"}
+
+
+def study_commands() -> list[list[str]]:
+    """The bench command lines of measure.sh's study stage, its `$B "${R[@]}"` expanded."""
+    text = (ROOT / "docs" / "measure.sh").read_text()
+    body = re.search(r"^study\(\) \{\n(.*?)^\}", text, re.S | re.M)[1].replace("\\\n", " ")
+    shared = shlex.split(re.search(r'^local R=\((.*)\)$', body, re.M)[1])
+    return [shared + shlex.split(line.split('"${R[@]}"', 1)[1])
+            for line in body.splitlines() if line.startswith('$B "${R[@]}"')]
+
+
+def records() -> list[dict]:
+    return [json.loads(line) for line in RESULTS.read_text().splitlines() if line.strip()]
+
+
+def test_the_study_stage_holds_every_run_of_the_file(tmp_path):
+    commands = study_commands()
+    assert len(commands) >= 5
+    copy = tmp_path / "study.jsonl"
+    shutil.copyfile(RESULTS, copy)
+    for words in commands:
+        words = [str(copy) if w == "docs/study.jsonl" else w for w in words]
+        done = subprocess.run([sys.executable, "-m", "ilp_pyramid", "bench", *words],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        assert "already done" in done.stdout, done.stdout[-500:]
+    assert copy.read_bytes() == RESULTS.read_bytes()  # nothing was missing: nothing ran
+    # ... and the file holds the runs of these commands only.
+    assert len({json.dumps(r["bench_argv"]) for r in records()}) == len(commands)
+
+
+def test_every_family_has_two_mip_and_two_sat_solvers_and_the_rest_where_they_apply():
+    from ilp_pyramid import solver
+
+    families: dict[str, set[str]] = {}
+    for record in records():
+        families.setdefault(record["puzzle"], set()).add(solver(record["solver"]).family)
+    assert set(families) == PUZZLES
+    counts = {}
+    for record in records():
+        kinds = counts.setdefault(record["puzzle"], {})
+        kinds.setdefault(solver(record["solver"]).family, set()).add(record["solver"])
+    for puzzle, kinds in counts.items():
+        assert len(kinds["mip"]) >= 2 and len(kinds["sat"]) >= 2, (puzzle, kinds)
+    assert "maxsat" in counts["views"]
+    assert "dlx" in counts["iq"] and "dlx" in counts["insanity"]
+
+
+def test_no_run_failed_and_no_two_solvers_disagree():
+    """An answer that fails the independent check is an error, not `solved`: none here; no
+    instance is solved by one run and infeasible by another; on the views puzzle every solver
+    that proved an optimum found the same fewest cubes."""
+    from ilp_pyramid.bench import scores
+
+    for record in records():
+        assert record["status"] in ("solved", "infeasible", "timeout", "feasible"), record["key"]
+    for family in scores.families(records()):
+        assert not family.disagreements, (family.name, family.disagreements)
+    optima: dict[str, set[int]] = {}
+    for record in records():
+        if record["puzzle"] == "views" and record["status"] == "solved":
+            optima.setdefault(scores.instance_of(record), set()).add(record["result"]["cubes"])
+    assert optima and all(len(found) == 1 for found in optima.values()), optima
