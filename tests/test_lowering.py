@@ -71,7 +71,7 @@ def test_every_solver_takes_the_exact_cover_form_and_gives_rows(solver):
 
 def test_exact_cover_comes_after_each_solvers_native_form():
     assert backends.forms_for("highs") == ("mip", "exact_cover")
-    assert backends.forms_for("kissat") == ("cnf", "exact_cover")
+    assert backends.forms_for("kissat") == ("cnf", "wcnf", "exact_cover")
     assert backends.forms_for("cpsat")[-1] == "exact_cover"
     assert backends.forms_for("dlx") == ("exact_cover",)
     for solver in ("highs", "cbc", "kissat", "cadical", "cpsat", "dlx"):
