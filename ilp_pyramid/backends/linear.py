@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 
 # Solvers that answer one solve per object (a second call aborts Kissat's process).
 _ONE_SOLVE = ("kissat", "lingeling")
-# Time the killed child gets to be reaped.
-_KILL_GRACE = 0.5
 
 
 def unit_weight(weights: Sequence[int]) -> int:
@@ -101,7 +99,7 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
                 try:
                     outcome, payload = receiver.recv()
                 except EOFError:
-                    child.join(_KILL_GRACE)
+                    child.join(process.KILL_GRACE)
                     return Result(solver.name, Status.ERROR, time.perf_counter() - start,
                                   message=f"the SAT process ended without an answer (exit "
                                           f"code {child.exitcode})")
@@ -109,9 +107,7 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
                     break
                 best = payload
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join(_KILL_GRACE)
+        process.reap(child)
         receiver.close()
     seconds = time.perf_counter() - start
     if outcome == "optimum" and best is not None:

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from ilp_pyramid.backends import ExactCoverForm
     from ilp_pyramid.backends.solvers import Solver
 
-# Time the killed child gets to be reaped.
-_KILL_GRACE = 0.5
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
@@ -77,14 +75,12 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
             try:
                 outcome, payload = receiver.recv()
             except EOFError:
-                child.join(_KILL_GRACE)
+                child.join(process.KILL_GRACE)
                 return Result(solver.name, Status.ERROR, time.perf_counter() - start,
                               message=f"the MaxSAT process ended without an answer (exit "
                                       f"code {child.exitcode})")
     finally:
-        if child.is_alive():
-            child.kill()
-        child.join(_KILL_GRACE)
+        process.reap(child)
         receiver.close()
     seconds = time.perf_counter() - start
     if outcome == "optimum":

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from ilp_pyramid.errors import Interrupted
 
 if TYPE_CHECKING:
+    import multiprocessing.process
     from multiprocessing.connection import Connection
 
     from ilp_pyramid.backends.base import SolveOptions
@@ -230,3 +231,15 @@ def wait_for_answer(receiver: Connection, start: float, options: SolveOptions) -
         if receiver.poll(PROGRESS_EVERY if left is None else min(left, PROGRESS_EVERY)):
             return True
         options.progress({"elapsed": time.perf_counter() - start})
+
+
+# Time a killed solver child gets to be reaped.
+KILL_GRACE = 0.5
+
+
+def reap(child: multiprocessing.process.BaseProcess) -> None:
+    """Kill a forked solver child that still runs and reap it (the SAT, MaxSAT and linear
+    search backends' children)."""
+    if child.is_alive():
+        child.kill()
+    child.join(KILL_GRACE)

@@ -43,8 +43,6 @@ DEFAULT_SAT_SOLVER = "kissat"
 IN_PROCESS_CLAUSES = 5_000
 # No conflict budget to slice a solve with (Kissat: one solve per solver): always a child.
 _NO_BUDGET = ("kissat", "cadical153", "cadical103", "lingeling")
-# Time the child gets to notice it should stop before it is killed outright.
-_KILL_GRACE = 0.5
 
 
 def solver_names() -> list[str]:
@@ -104,11 +102,11 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
             try:
                 outcome, payload = receiver.recv()
             except EOFError:
-                child.join(_KILL_GRACE)
+                child.join(process.KILL_GRACE)
                 return Result(solver, Status.ERROR, time.perf_counter() - start,
                               message=_death(child.exitcode))
     finally:
-        _stop(child)
+        process.reap(child)
         receiver.close()
     seconds = time.perf_counter() - start
     if outcome == "sat":
@@ -203,12 +201,6 @@ def _child(name: str, clauses, options: SolveOptions, sender) -> None:
     finally:
         sender.close()
         os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
-
-
-def _stop(child) -> None:
-    if child.is_alive():
-        child.kill()
-    child.join(_KILL_GRACE)
 
 
 def _death(exitcode: int | None) -> str:
