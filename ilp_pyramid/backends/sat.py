@@ -293,6 +293,14 @@ class SatSession:
             return Result(self.name, Status.SOLVED, seconds, model=engine.get_model())
         return Result(self.name, Status.INFEASIBLE, seconds)
 
+    def propagate(self, assumptions: Sequence[int]) -> tuple[bool, int]:
+        """Unit propagation alone under `assumptions`: (no conflict, literals implied).
+
+        A lookahead's probe: a literal whose propagation fails is refuted without search.
+        """
+        consistent, implied = self._engine.propagate(assumptions=list(assumptions))
+        return bool(consistent), len(implied)
+
     def close(self) -> None:
         self._engine.delete()
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Jobs,
     Json,
@@ -27,6 +28,7 @@ from ilp_pyramid.cli_common import (
     print_json,
 )
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
+from ilp_pyramid.puzzles.bel.hunt.conquer_run import ConquerResult, run_conquer
 from ilp_pyramid.puzzles.bel.hunt.coordinator import HuntResult, Listener, run_hunt
 from ilp_pyramid.puzzles.bel.hunt.learn import learn, learn_text
 from ilp_pyramid.puzzles.bel.hunt.near import NEAR_FILE, NearStore, load_near
@@ -82,6 +84,15 @@ def hunt(
                                 help="Do not hunt: what the kept near-solutions share, line "
                                      "by line (each moved by symmetry and label renaming "
                                      "onto the first kept state)."),
+    conquer: int = typer.Option(
+        None, "--conquer", min=1,
+        help="Do not walk: cube-and-conquer the LINES-line neighbourhood of the saved best "
+             "state (every other line kept at its label, a named hypothesis): split into "
+             "cubes, each settled by CaDiCaL; STATE_DIR/conquer-KEY.jsonl records them and a "
+             "rerun goes on from it (docs/frontier.md). Exit 1: every cube UNSAT."),
+    cube_time: float = typer.Option(
+        30.0, "--cube-time", min=0.1,
+        help="With --conquer: seconds one cube gets before it is split."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
@@ -93,13 +104,15 @@ def hunt(
     run fresh descents instead, and only a lower count replaces the saved state). A verified
     solution is written to STATE_DIR/solution.txt (docs/hybrid.md). Every state at the two
     lowest counts seen is kept in STATE_DIR/near.jsonl.gz, once per symmetry class (see
-    --near, --learn; docs/frontier.md).
-    Exit codes: 0 solved (or plotted, listed), 2 bad input, 3 stopped by --time-limit without a
-    solution, 130 interrupted (the best state is kept).
+    --near, --learn; docs/frontier.md). --conquer settles a neighbourhood of the saved state
+    instead of walking.
+    Exit codes: 0 solved (or plotted, listed), 1 (--conquer) no solution in the neighbourhood,
+    2 bad input, 3 stopped by --time-limit without a solution, 130 interrupted (the best state
+    and every settled cube are kept).
     """
     check_options(n, state_dir, repair, neighbourhood, schedule)
-    if sum((plot is not None, near, learn_)) > 1:
-        fail("--plot, --near and --learn are separate: give one")
+    if sum((plot is not None, near, learn_, conquer is not None)) > 1:
+        fail("--plot, --near, --learn and --conquer are separate: give one")
     if plot is not None:
         draw_plot(n, state_dir, plot, json_out)
         return
@@ -113,6 +126,10 @@ def hunt(
                 print_json(report)
             else:
                 console.print(learn_text(report), end="", markup=False, soft_wrap=True)
+        return
+    if conquer is not None:
+        conquer_command(n, state_dir, conquer, cube_time, time_limit, jobs, scheduler,
+                        json_out)
         return
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed,
                       listener=Lines(json_out, descent), neighbourhood=neighbourhood,
@@ -222,6 +239,50 @@ def print_report(result: HuntResult, state_dir: Path) -> None:
                                   sorted(Counter(result.descent_bests).items())))
     if result.solution_text:
         console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
+        console.print(result.solution_text, end="", markup=False)
+
+
+def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,
+                    time_limit: float | None, jobs: int | None, scheduler: str | None,
+                    json_out: bool) -> None:
+    """`hunt --conquer LINES`: settle the neighbourhood's cubes; exit 0 solved, 1 every cube
+    UNSAT, 3 cubes left open at --time-limit."""
+    def say(text: str) -> None:
+        if not json_out:
+            err_console.print(text, markup=False)
+
+    result = run_conquer(n, state_dir, size, cube_time, time_limit, jobs, scheduler, say)
+    if json_out:
+        print_json(conquer_json(result))
+    else:
+        print_conquest(result)
+    if result.status == "unsat":
+        raise typer.Exit(EXIT_NO_SOLUTION)
+    if result.status != "solved":
+        raise typer.Exit(EXIT_TIMEOUT)
+
+
+def conquer_json(result: ConquerResult) -> dict:
+    return {"n": result.n, "status": result.status, "neighbourhood": result.key,
+            "lines": result.lines, "start_conflicts": result.start_conflicts,
+            "unsat_cubes": result.unsat, "split_cubes": result.split,
+            "open_cubes": result.open, "cubes_this_run": result.cubes_this_run,
+            "cpu_seconds": round(result.cpu_seconds, 1), "seconds": round(result.seconds, 2),
+            "jobs": result.jobs, "record": str(result.record),
+            "hypothesis": "every line outside the neighbourhood keeps its label",
+            "solution": result.solution_text}
+
+
+def print_conquest(result: ConquerResult) -> None:
+    verdict = {"solved": "SAT: solved and verified",
+               "unsat": "every cube UNSAT: no solution with the lines outside kept",
+               "timeout": f"{result.open} cube(s) still open"}[result.status]
+    console.print(f"conquer N={result.n}, {result.lines} lines around a state with "
+                  f"{result.start_conflicts} repeated cube(s): {verdict}; {result.unsat} "
+                  f"cube(s) UNSAT, {result.split} split, {result.cubes_this_run} settled in "
+                  f"this run ({result.seconds / 60:.1f} min, {result.jobs} job(s)); "
+                  f"{result.cpu_seconds / 3600:.2f} CPU hours on {result.record}")
+    if result.solution_text:
         console.print(result.solution_text, end="", markup=False)
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
 import resource
@@ -19,6 +20,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+from ilp_pyramid.backends.process import kill_descendants
 from ilp_pyramid.errors import InputError
 
 # Measured on `hunt 5` (RLIMIT_NOFILE set for the whole run): with 1 job it failed at 32
@@ -151,3 +153,30 @@ class ClusterOutput:
                 self._log = open(self.path, "ab")  # noqa: SIM115 - closed by the pump
             self._log.write(data)
             self._log.flush()
+
+
+def start_client(scheduler: str | None, jobs: int | None):
+    """(client, local cluster or None, where): a local cluster of `jobs` one-thread worker
+    processes, or the client of the scheduler at `scheduler`."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        return Client(scheduler, timeout="20s"), None, scheduler
+    cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                           dashboard_address=":0", silence_logs=logging.ERROR)
+    return Client(cluster), cluster, "local cluster"
+
+
+def close_client(client, cluster, local: bool) -> None:
+    """Close the client and a local cluster within seconds each; if that fails (or the
+    cluster never finished starting), kill the worker processes left."""
+    clean = not local or cluster is not None
+    for thing, seconds in ((client, 3), (cluster, 5)):
+        if thing is None:
+            continue
+        try:
+            thing.close(timeout=seconds)
+        except Exception:  # noqa: BLE001 - whatever went wrong, the processes go below
+            clean = False
+    if not clean:
+        kill_descendants()

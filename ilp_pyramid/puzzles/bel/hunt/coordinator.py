@@ -10,7 +10,6 @@ when a hunt runs.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import time
 import uuid
@@ -19,13 +18,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ilp_pyramid.backends.process import kill_descendants
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.extras import need
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.formats.lock import describe, hold
 from ilp_pyramid.machine import cores
-from ilp_pyramid.puzzles.bel.hunt.cluster import LOG_FILE, ClusterOutput, check_limits
+from ilp_pyramid.puzzles.bel.hunt.cluster import (
+    LOG_FILE,
+    ClusterOutput,
+    check_limits,
+    close_client,
+    start_client,
+)
 from ilp_pyramid.puzzles.bel.hunt.deadline import OVERRUN_SECONDS, Overrun, hard_deadline
 from ilp_pyramid.puzzles.bel.hunt.near import load_near, update_near
 from ilp_pyramid.puzzles.bel.hunt.state import (
@@ -205,17 +209,9 @@ class Searches:
 
     def connect(self) -> str:
         """Start the local cluster or reach the scheduler; where the searches run."""
-        from distributed import Client, Event, LocalCluster, Variable
+        from distributed import Event, Variable
 
-        if self.scheduler is None:
-            self.cluster = LocalCluster(n_workers=self.jobs, threads_per_worker=1,
-                                        processes=True, dashboard_address=":0",
-                                        silence_logs=logging.ERROR)
-            self.client = Client(self.cluster)
-            where = "local cluster"
-        else:
-            self.client = Client(self.scheduler, timeout="20s")
-            where = self.scheduler
+        self.client, self.cluster, where = start_client(self.scheduler, self.jobs)
         if self.jobs is None:
             self.jobs = max(1, sum(self.client.nthreads().values()))
         self.client.subscribe_topic(TOPIC, self.hunt.on_event)
@@ -278,7 +274,7 @@ class Searches:
         if self.stop is not None:  # the workers stop at their next poll
             with contextlib.suppress(Exception):
                 self.stop.set()
-        _close(self.client, self.cluster, self.scheduler is None)
+        close_client(self.client, self.cluster, self.scheduler is None)
 
 
 def run_hunt(n: int, state_dir: Path, time_limit: float | None, jobs: int | None,
@@ -369,18 +365,3 @@ def _start_from(state_dir: Path, best: BestState | None, descent: float | None,
         return [int(x) for x in best.labels]
     listener.starting_afresh(state_dir / BEST_FILE)
     return None
-
-
-def _close(client, cluster, local: bool) -> None:
-    """Close the client and a local cluster within seconds each; if that fails (or the
-    cluster never finished starting), kill the worker processes left."""
-    clean = not local or cluster is not None
-    for thing, seconds in ((client, 3), (cluster, 5)):
-        if thing is None:
-            continue
-        try:
-            thing.close(timeout=seconds)
-        except Exception:  # noqa: BLE001 - whatever went wrong, the processes go below
-            clean = False
-    if not clean:
-        kill_descendants()

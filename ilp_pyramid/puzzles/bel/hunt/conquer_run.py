@@ -1,0 +1,162 @@
+"""The cubes of one neighbourhood (conquer.py) settled on a Dask cluster, as the hunt's
+searches are: a local cluster of one worker per core by default, `scheduler` for a real one.
+
+Each finished cube is appended to the record at once, so an interrupted or timed-out run
+keeps every cube it settled and a rerun on the same state and size goes on from there. A
+SAT cube's labels are verified before they are written to STATE_DIR/solution.txt.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ilp_pyramid.errors import InputError, SolverError, one_line
+from ilp_pyramid.extras import need
+from ilp_pyramid.formats.fileio import write_atomic
+from ilp_pyramid.formats.lock import hold
+from ilp_pyramid.machine import cores
+from ilp_pyramid.puzzles.bel.hunt.cluster import (
+    LOG_FILE,
+    ClusterOutput,
+    check_limits,
+    close_client,
+    start_client,
+)
+from ilp_pyramid.puzzles.bel.hunt.conquer import (
+    SAT,
+    SPLIT,
+    Record,
+    neighbourhood,
+    settle_cube,
+)
+from ilp_pyramid.puzzles.bel.hunt.deadline import Overrun, hard_deadline
+from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, SOLUTION_FILE, load_best
+from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of, labels_to_solution
+from ilp_pyramid.verify.bel import verify_solution
+
+
+@dataclass
+class ConquerResult:
+    n: int
+    status: str  # solved | unsat (every cube UNSAT) | timeout (cubes left open)
+    key: str
+    record: Path
+    lines: int  # free lines of the neighbourhood
+    start_conflicts: int  # repeated cubes of the state the neighbourhood is taken around
+    unsat: int  # cubes settled UNSAT so far (refuted labels count as cubes)
+    split: int
+    open: int
+    cubes_this_run: int
+    cpu_seconds: float  # the solver's CPU time over every run on this record
+    seconds: float  # this run's wall time
+    jobs: int
+    solution_text: str | None = None
+
+
+def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
+                time_limit: float | None, jobs: int | None, scheduler: str | None,
+                say=lambda text: None) -> ConquerResult:
+    """Settle the cubes of the `size`-line neighbourhood of STATE_DIR/best.json (every other
+    line held at its label) until all are settled, one is SAT, or `time_limit` passes."""
+    best = load_best(state_dir, n)
+    if best is None:
+        raise InputError(f"{state_dir / BEST_FILE}: no saved state to conquer around "
+                         f"(run a hunt on {state_dir} first)")
+    if best.conflicts == 0:
+        raise InputError(f"{state_dir / BEST_FILE} is already a solution")
+    need("distributed")
+    hood = neighbourhood(n, best.labels, size)
+    with hold(state_dir / f"conquer-{hood.key}.lock", f"--state-dir {state_dir} --conquer"):
+        record = Record.open(state_dir, hood)
+        began = time.monotonic()
+        deadline = None if time_limit is None else began + time_limit
+        if scheduler is None:
+            jobs = min(jobs or cores(), cores())
+            check_limits(jobs)
+        say(f"conquering {len(hood.lines)} lines around {state_dir / BEST_FILE} "
+            f"({best.conflicts} repeated cube{'' if best.conflicts == 1 else 's'}), every "
+            f"other line kept; record {record.path}")
+        solved = record.solution()
+        done = 0
+        if solved is None:
+            done, solved = _settle(record, cube_time, deadline, jobs, scheduler, state_dir,
+                                   say)
+        counts = record.counts()
+        status = "solved" if solved is not None else (
+            "unsat" if counts["open"] == 0 else "timeout")
+        result = ConquerResult(n, status, hood.key, record.path, len(hood.lines),
+                               best.conflicts, counts["unsat"], counts["split"],
+                               counts["open"], done, record.cpu_seconds(),
+                               time.monotonic() - began, jobs or 0)
+    if solved is not None:
+        solution = labels_to_solution(n, solved)
+        if conflicts_of(n, solved) != 0 or not verify_solution(solution).valid:
+            raise RuntimeError("a SAT cube's labels do not verify")
+        result.solution_text = solution.to_drawing()
+        write_atomic(state_dir / SOLUTION_FILE, result.solution_text)
+    return result
+
+
+def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int | None,
+            scheduler: str | None, state_dir: Path, say) -> tuple[int, np.ndarray | None]:
+    """Cubes handed to the workers, one per worker in flight, their answers
+    recorded and their children queued; (cubes settled this run, a solution's labels)."""
+    import dask
+
+    queue = record.open_cubes()
+    if not queue:
+        return 0, None
+    output = ClusterOutput(state_dir / LOG_FILE)
+    client = cluster = None
+    done, solved = 0, None
+    time_limit = None if deadline is None else deadline - time.monotonic()
+    with dask.config.set({"distributed.worker.daemon": False}), output, \
+            hard_deadline(time_limit) as overrun:
+        try:
+            client, cluster, where = start_client(scheduler, jobs)
+            workers = max(1, sum(client.nthreads().values()))
+            say(f"{len(queue)} open cube(s); {workers} worker(s) on {where}")
+            running: list = []
+            reported = time.monotonic()
+            while queue or running:
+                # at the limit the cubes in work are given up: they stay open in the record
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                while queue and len(running) < workers:
+                    cube = queue.pop()
+                    running.append(client.submit(settle_cube, record.hood, cube, cube_time,
+                                                 pure=False))
+                for future in [f for f in running if f.done()]:
+                    running.remove(future)
+                    if future.status == "error":
+                        raise RuntimeError(f"a worker failed: {future.exception()}")
+                    row = future.result()
+                    record.add(row)
+                    done += 1
+                    if row["status"] == SAT:
+                        solved = np.asarray(row["labels"], dtype=np.int32)
+                    elif row["status"] == SPLIT:
+                        cube = tuple(tuple(pair) for pair in row["cube"])
+                        queue.extend((*cube, (row["line"], label))
+                                     for label in reversed(row["children"]))
+                if solved is not None:
+                    break
+                if time.monotonic() - reported >= 60.0:
+                    reported = time.monotonic()
+                    counts = record.counts()
+                    say(f"{counts['unsat']} cube(s) UNSAT, {counts['open']} open, "
+                        f"{record.cpu_seconds() / 3600:.2f} CPU hours")
+                time.sleep(0.1)
+        except Overrun:
+            pass
+        except (OSError, TimeoutError) as exc:
+            raise SolverError(f"the Dask cluster failed: {one_line(str(exc))} (its output: "
+                              f"{output.path})") from None
+        finally:
+            overrun.cancel()
+            close_client(client, cluster, scheduler is None)
+    return done, solved
