@@ -120,11 +120,15 @@ def test_the_limit_is_raised_by_the_environment(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "lots", "1e9", "9" * 30])
-def test_a_bad_limit_in_the_environment_is_one_line(tmp_path, value):
+def test_a_bad_limit_in_the_environment_is_one_line(tmp_path, value, cli, monkeypatch):
+    # In this process (no memory cap needed: nothing is read); a real process reads the
+    # variable in test_the_limit_is_raised_by_the_environment.
     cnf = tmp_path / "small.cnf"
     cnf.write_text("p cnf 1 1\n1 0\n")
-    code, err, _ = run("solve-cnf", str(cnf), env={LIMIT_ENV: value})
-    assert_one_line(code, err, LIMIT_ENV, "not a positive whole number")
+    monkeypatch.delenv("ILP_PYRAMID_DEBUG", raising=False)
+    monkeypatch.setenv(LIMIT_ENV, value)
+    result = cli("solve-cnf", str(cnf))
+    assert_one_line(result.code, result.err, LIMIT_ENV, "not a positive whole number")
 
 
 # --- the build list CSV that verify and render read -------------------------------------------
