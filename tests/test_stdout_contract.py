@@ -62,7 +62,8 @@ def mip_rows(command: str, args: list[str], default: tuple[str, ...] = ("highs",
         rows.append(row if s in default else pytest.param(*row, marks=pytest.mark.slow))
     return rows
 ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
-    *[("solve", ["2", "--solver", s, "--json"], mip_codes(s)) for s in MIP_SOLVERS],
+    # SCIP and Gurobi: the same run, checked more strictly, in tests/test_mip_solvers.py.
+    *mip_rows("solve", ["2"]),
     *sat_rows("solve", ["2"], CPSAT),
     ("solve", ["3", "--json"], SOLVED),
     ("solve", ["4", "--json"], SOLVED),
@@ -89,7 +90,10 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     *mip_rows("views solve", ["--number", "347177"]),
     ("views solve", ["--number", "347177", "--solver", "rc2", "--json"], SOLVED),
     ("views export", ["--number", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
-    ("views battery", ["--count", "100", "--jobs", "2", "--json"], SOLVED),
+    # With its pool, a real process in tests/test_views_battery.py (whose stdout must be
+    # one JSON object) in the default suite.
+    pytest.param("views battery", ["--count", "100", "--jobs", "2", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
     *mip_rows("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1"]),
     *[("iq solve", ["pyramid4", "--solver", s, "--json"], mip_codes(s))
       for s in ["auto", "dlx", *MIP_SOLVERS, "sat"]],
@@ -120,13 +124,16 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
     ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
                             "{tmp}/cube.svg", "--json"], SOLVED),
-    # A group's bench is the one bench with --puzzle fixed (puzzle_cli).
+    # A group's bench is the one bench with --puzzle fixed (puzzle_cli): one group's in the
+    # default suite, the others (the same code, seconds of runs each) under `slow`.
     ("insanity bench", ["--n", "4", "--solver", "kissat", "--time-limit", "30",
                         "--results", "{tmp}/ins.jsonl", "--json"], SOLVED),
-    ("iq bench", ["--n", "4", "--solver", "dlx", "--time-limit", "30", "--results",
-                  "{tmp}/iq.jsonl", "--json"], SOLVED),
-    ("views bench", ["--n", "4", "--solver", "cbc", "--time-limit", "30", "--results",
-                     "{tmp}/v.jsonl", "--json"], SOLVED),
+    pytest.param("iq bench", ["--n", "4", "--solver", "dlx", "--time-limit", "30",
+                              "--results", "{tmp}/iq.jsonl", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
+    pytest.param("views bench", ["--n", "4", "--solver", "cbc", "--time-limit", "30",
+                                 "--results", "{tmp}/v.jsonl", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
     *mip_rows("sudoku-cube bench", ["--count", "1"], default=("highs",),
               extra_codes={"gurobi": (1,)}),
