@@ -99,8 +99,8 @@ def _collect(monkeypatch, module) -> list[dict]:
 
 def test_highs_reports_progress(monkeypatch):
     seen = _collect(monkeypatch, highs)
-    result = mip.solve(build_model(3).problem, "highs",
-                       SolveOptions(time_limit=1.0, threads=1, progress=seen.append))
+    result = mip.solve(build_model(3).problem, "highs",  # a report every 0.1 s slice
+                       SolveOptions(time_limit=0.4, threads=1, progress=seen.append))
     assert result.status in (Status.TIMEOUT, Status.SOLVED)
     assert seen and set(seen[-1]) == {"elapsed", "incumbent", "bound", "nodes"}
     assert seen[-1]["elapsed"] >= seen[0]["elapsed"] >= 0
@@ -116,9 +116,9 @@ def test_cbc_reports_progress_from_its_log(monkeypatch):
 def test_sat_reports_elapsed(monkeypatch):
     seen: list[dict] = []
     # the wait on a solver child is the one in process.py (sat.py and maxsat.py share it)
-    monkeypatch.setattr(process, "PROGRESS_EVERY", 0.2)
+    monkeypatch.setattr(process, "PROGRESS_EVERY", 0.1)
     sat.solve(build_cnf(4).formula.clauses, "cadical153",
-              SolveOptions(time_limit=1.0, progress=seen.append))
+              SolveOptions(time_limit=0.5, progress=seen.append))
     assert len(seen) >= 2 and all(set(p) == {"elapsed"} for p in seen)
 
 

@@ -1,6 +1,7 @@
 """`ilp-pyramid bench`: a puzzle's grid through the registry, subprocess runs, JSON lines,
 resume after a kill, table = file."""
 
+import fcntl
 import json
 import os
 import signal
@@ -48,6 +49,25 @@ def test_parse_sizes():
             parse_sizes(bad)
 
 
+def _wait_until_unlocked(lock: Path, within: float = 10.0) -> None:
+    """Wait until no process holds the lock file `lock` (if there is one)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return
+        except BlockingIOError:
+            assert time.monotonic() < deadline, f"{lock} still held after {within} s"
+        finally:
+            os.close(fd)
+        time.sleep(0.02)
+
+
 def _bench_args(results, *extra):
     return ["bench", "--n", "1..2", "--solver", "highs,kissat", "--time-limit", "60",
             "--results", str(results), *extra]
@@ -67,6 +87,10 @@ def test_killed_bench_resumes_without_redoing_runs(cli, tmp_path):
     finally:
         os.killpg(bench.pid, signal.SIGKILL)
         bench.wait()
+    # The kill often lands as the next run is forked: until that child execs (or its parent's
+    # death kills it) it shares the bench's lock, in a session of its own that killpg missed.
+    # Moments on an idle machine, longer on a loaded one; the refusal below is the resume's.
+    _wait_until_unlocked(Path(f"{results}.lock"))
     before = read_results(results)
     assert 1 <= len(before) < 4, "the bench must be killed half-way for this test to mean much"
 

@@ -6,6 +6,7 @@ line and exit 2, quickly, in a process whose memory is capped (no command may gr
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import resource
 import subprocess
@@ -59,9 +60,44 @@ READERS = [["verify"], ["solve-cnf"], ["sudoku-cube", "verify"], ["views", "veri
            ["iq", "solve", "triangle", "--pieces"], ["iq", "solve"]]
 
 
+# Every reader in turn in one process under the cap, through the CLI's entry point as
+# `python -m ilp_pyramid` calls it (one interpreter start instead of one per reader).
+EACH_READER = """
+import contextlib, io, json, sys, time
+from ilp_pyramid.cli import main
+answers = []
+for command in json.loads(sys.argv[2]):
+    err = io.StringIO()
+    start = time.monotonic()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            main([*command, "/dev/zero"])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    answers.append([code, err.getvalue(), time.monotonic() - start])
+with open(sys.argv[1], "w") as out:
+    json.dump(answers, out)
+"""
+
+
+@pytest.fixture(scope="module")
+def dev_zero_answers(tmp_path_factory) -> dict[str, list]:
+    """Each reader's [exit code, stderr, seconds] on /dev/zero, by its command line."""
+    answers = tmp_path_factory.mktemp("readers") / "answers.json"
+    environ = {key: value for key, value in os.environ.items()
+               if key not in ("ILP_PYRAMID_DEBUG", LIMIT_ENV)}
+    environ.update(PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", EACH_READER, str(answers), json.dumps(READERS)],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=TIMEOUT * len(READERS), env=environ, preexec_fn=_cap_memory)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return dict(zip(map(" ".join, READERS), json.loads(answers.read_text()), strict=True))
+
+
 @pytest.mark.parametrize("command", READERS, ids=" ".join)
-def test_dev_zero_is_refused_at_the_limit(command):
-    code, err, seconds = run(*command, "/dev/zero")
+def test_dev_zero_is_refused_at_the_limit(command, dev_zero_answers):
+    code, err, seconds = dev_zero_answers[" ".join(command)]
     assert_one_line(code, err, "/dev/zero", "more than 64 MiB", LIMIT_ENV)
     assert seconds < TIMEOUT / 2
 
@@ -120,11 +156,15 @@ def test_the_limit_is_raised_by_the_environment(tmp_path):
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "lots", "1e9", "9" * 30])
-def test_a_bad_limit_in_the_environment_is_one_line(tmp_path, value):
+def test_a_bad_limit_in_the_environment_is_one_line(tmp_path, value, cli, monkeypatch):
+    # In this process (no memory cap needed: nothing is read); a real process reads the
+    # variable in test_the_limit_is_raised_by_the_environment.
     cnf = tmp_path / "small.cnf"
     cnf.write_text("p cnf 1 1\n1 0\n")
-    code, err, _ = run("solve-cnf", str(cnf), env={LIMIT_ENV: value})
-    assert_one_line(code, err, LIMIT_ENV, "not a positive whole number")
+    monkeypatch.delenv("ILP_PYRAMID_DEBUG", raising=False)
+    monkeypatch.setenv(LIMIT_ENV, value)
+    result = cli("solve-cnf", str(cnf))
+    assert_one_line(result.code, result.err, LIMIT_ENV, "not a positive whole number")
 
 
 # --- the build list CSV that verify and render read -------------------------------------------

@@ -104,7 +104,10 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.parametrize("attempt", range(3))
+# A SIGINT at a random moment: one in the default suite, more under `slow` (and the 100 of
+# test_random_sigints_while_n6_is_encoded_and_solved).
+@pytest.mark.parametrize("attempt", [0, *(pytest.param(k, marks=pytest.mark.slow)
+                                          for k in (1, 2))])
 def test_sigint_inside_the_cardinality_encoder_is_the_packages(tmp_path, attempt):
     """python-sat's encoders caught SIGINT themselves (exit 1, `Caught keyboard interrupt`,
     or a hang in malloc); now the package's handler gets it, within 2 s."""

@@ -203,20 +203,6 @@ def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixt
     assert after.cpu_seconds > before.cpu_seconds  # the descents' time is counted
 
 
-def test_the_hunt_model_side_knows_no_command_line():
-    # The command (ilp_pyramid/commands/hunt.py) prints; the modules it drives only tell.
-    from tests.test_layers import MODULES, within
-
-    cli = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
-           "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
-    hunt = {name: found for name, found in MODULES.items()
-            if within(name, "ilp_pyramid.puzzles.bel.hunt")}
-    assert {"ilp_pyramid.puzzles.bel.hunt.state", "ilp_pyramid.puzzles.bel.hunt.task",
-            "ilp_pyramid.puzzles.bel.hunt.coordinator"} <= hunt.keys()
-    assert [(name, imported) for name, found in hunt.items() for imported in sorted(found)
-            if any(within(imported, forbidden) for forbidden in cli)] == []
-
-
 def test_the_hunts_lines_go_to_stderr_and_not_with_json(capsys, tmp_path):
     from ilp_pyramid.commands.hunt import Lines
 

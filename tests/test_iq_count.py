@@ -148,7 +148,9 @@ def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path,
     assert list(tmp_path.iterdir()) == []  # neither the output nor its temp file
 
 
-@pytest.mark.parametrize("board", ["pyramid4", "pyramid5"])
+# pyramid5 (seconds: its plain search) is the same path on a larger board: under `slow`.
+@pytest.mark.parametrize("board", ["pyramid4",
+                                   pytest.param("pyramid5", marks=pytest.mark.slow)])
 def test_counting_by_orbits_writes_the_fillings_of_the_plain_search(board):
     """The count searches below one placement per orbit of the board's symmetries and carries
     the rest over: the very fillings of the search without symmetry, each once."""

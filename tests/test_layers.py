@@ -161,6 +161,18 @@ def test_every_module_is_read():
     assert len(MODULES) > 40 and "ilp_pyramid.formats.mipfile" in MODULES
 
 
+def test_the_hunt_model_side_knows_no_command_line():
+    # The command (ilp_pyramid/commands/hunt.py) prints; the modules it drives only tell.
+    # (Here, where the package's imports are read once: from another test module they were
+    # read a second time.)
+    hunt = {name: found for name, found in MODULES.items()
+            if within(name, "ilp_pyramid.puzzles.bel.hunt")}
+    assert {"ilp_pyramid.puzzles.bel.hunt.state", "ilp_pyramid.puzzles.bel.hunt.task",
+            "ilp_pyramid.puzzles.bel.hunt.coordinator"} <= hunt.keys()
+    assert [(name, imported) for name, found in hunt.items() for imported in sorted(found)
+            if any(within(imported, forbidden) for forbidden in COMMAND_LINE)] == []
+
+
 # --- import cycles ------------------------------------------------------------------------
 # The import graph has one edge per module an import statement names, inside functions too
 # (a lazy import delays a cycle, it does not remove it):

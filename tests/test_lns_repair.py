@@ -47,8 +47,11 @@ def scrambled(n: int, labels: np.ndarray, family: str, count: int, seed: int) ->
     return out
 
 
-@pytest.mark.parametrize("method", REPAIRS)
-@pytest.mark.parametrize("n", [4, 5])
+# HiGHS takes about 2 s on any N=5 cover (SCIP a tenth of that): N=5 with HiGHS, the same
+# lowering as N=4 with HiGHS and N=5 with SCIP, is under `slow`.
+@pytest.mark.parametrize(("n", "method"), [
+    pytest.param(n, method, marks=[pytest.mark.slow] if (n, method) == (5, "mip") else [])
+    for n in (4, 5) for method in REPAIRS])
 def test_z_repair_returns_a_verified_solution(fixtures, n, method):
     near = scrambled(n, known(fixtures, n), "Z", count=8, seed=n)
     result = repair(n, near, "Z", method, time_limit=60)

@@ -92,6 +92,9 @@ def check(child: subprocess.Popen, signum: int) -> None:
     assert lines[-1].startswith("error: interrupted") and "Traceback" not in err, err
 
 
+# On CI's two cores `solve 6` is `solve 6 --jobs 2`: tests/test_race.py's
+# test_ctrl_c_stops_every_search runs that with both signals in the default suite.
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_solve_6_the_hybrid_search_stops(tmp_path, signum):
     child = start(["solve", "6"], tmp_path)

@@ -20,14 +20,16 @@ import typer
 from ilp_pyramid.backends import cpsat, sat
 from ilp_pyramid.backends.mip import MIP_SOLVERS
 from ilp_pyramid.cli import build_app
+from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 
 SAT_SOLVERS = [name for name in sat.solver_names() if name != cpsat.NAME]
 CPSAT = [cpsat.NAME] if cpsat.available() else []
-# Every python-sat solver runs through the same door (a forked child, answers on a pipe):
-# `solve` tries them all; the other commands try the aliases by default, all under `slow`.
+# Every python-sat solver runs through the same door (a forked child, answers on a pipe, fd 1
+# on /dev/null while native code runs): every command tries the aliases by default, every
+# solver under `slow` (tests/test_solver_table.py solves with each one in the default suite).
 COMMON_SAT = list(sat.ALIASES)
 
 
@@ -49,10 +51,12 @@ def mip_codes(solver: str) -> tuple[int, ...]:
     return LICENSED if solver == "gurobi" else SOLVED
 
 
-def mip_rows(command: str, args: list[str], default: tuple[str, ...] = ("highs", "cbc"),
+def mip_rows(command: str, args: list[str], default: tuple[str, ...] = ("highs",),
              extra_codes: dict[str, tuple[int, ...]] | None = None) -> list:
-    """One row per MIP solver; those beyond `default` under `slow` (SCIP takes seconds where
-    HiGHS takes a tenth: the default suite keeps its 5-minute budget)."""
+    """One row per MIP solver; those beyond `default` under `slow`. Every MIP solver runs
+    through one door (fd 1 on /dev/null while native code runs, a child's output read): the
+    default suite tries each on `solve 2` (or tests/test_mip_solvers.py) and each command
+    with HiGHS, and keeps its 5-minute budget."""
     rows = []
     for s in MIP_SOLVERS:
         row = (command, [*args, "--solver", s, "--json"],
@@ -60,8 +64,9 @@ def mip_rows(command: str, args: list[str], default: tuple[str, ...] = ("highs",
         rows.append(row if s in default else pytest.param(*row, marks=pytest.mark.slow))
     return rows
 ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
-    *[("solve", ["2", "--solver", s, "--json"], mip_codes(s)) for s in MIP_SOLVERS],
-    *[("solve", ["2", "--solver", s, "--json"], SOLVED) for s in SAT_SOLVERS + CPSAT],
+    # SCIP and Gurobi: the same run, checked more strictly, in tests/test_mip_solvers.py.
+    *mip_rows("solve", ["2"], default=("highs", "cbc")),
+    *sat_rows("solve", ["2"], CPSAT),
     ("solve", ["3", "--json"], SOLVED),
     ("solve", ["4", "--json"], SOLVED),
     ("solve", ["3", "--method", "lns", "--repair", "mip", "--json"], SOLVED),
@@ -76,20 +81,24 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("info", ["3", "--json"], SOLVED),
     ("hunt", ["3", "--state-dir", "{tmp}/hunt3", "--jobs", "1", "--time-limit", "60",
               "--json"], SOLVED),
-    ("bench", ["--n", "2", "--solver", ",".join(MIP_SOLVERS + ("kissat",)), "--time-limit",
-               "30", "--results", "{tmp}/bench.jsonl", "--json"], SOLVED),
+    # A run's stdout goes to the bench, never to its own: one solver of each family (every
+    # solver's own --json is the `solve 2` rows above).
+    ("bench", ["--n", "2", "--solver", "highs,kissat", "--time-limit", "30", "--results",
+               "{tmp}/bench.jsonl", "--json"], SOLVED),
     ("bench report", ["{tmp}/bench-fixture.jsonl", "--json"], SOLVED),
     ("bench plot", ["{tmp}/bench-fixture.jsonl", "--kind", "cactus", "-o", "{tmp}/cactus.png",
                     "--json"], SOLVED),
     ("bench render", ["{tmp}/README.md", "--json"], SOLVED),
-    *mip_rows("views solve", ["--number", "347177"]),
+    *mip_rows("views solve", ["--number", "347177"], default=("highs", "cbc")),
     ("views solve", ["--number", "347177", "--solver", "rc2", "--json"], SOLVED),
     ("views export", ["--number", "347177", "-o", "{tmp}/views.mps", "--json"], SOLVED),
-    ("views battery", ["--count", "300", "--jobs", "2", "--json"], SOLVED),
-    *[("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1", "--solver", s,
-                         "--json"], mip_codes(s)) for s in MIP_SOLVERS],
-    *[("iq solve", ["pyramid4", "--solver", s, "--json"], mip_codes(s))
-      for s in ["auto", "dlx", *MIP_SOLVERS, "sat"]],
+    # With its pool, a real process in tests/test_views_battery.py (whose stdout must be
+    # one JSON object) in the default suite.
+    pytest.param("views battery", ["--count", "100", "--jobs", "2", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
+    *mip_rows("views battery", ["--count", "100", "--jobs", "1", "--cross-check", "1"]),
+    *[("iq solve", ["pyramid4", "--solver", s, "--json"], SOLVED) for s in ["auto", "dlx", "sat"]],
+    *mip_rows("iq solve", ["pyramid4"]),
     *sat_rows("iq solve", ["pyramid4"], CPSAT),
     ("iq count", ["triangle", "--given", "{fixtures}/iq/triangle_five_given.txt", "--json"],
      SOLVED),
@@ -98,12 +107,11 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("iq export", ["pyramid4", "-o", "{tmp}/iq.lp", "--json"], SOLVED),
     ("iq show", ["pyramid4", "--json"], SOLVED),
     ("sudoku-cube generate", ["--seed", "3", "--json"], SOLVED),
-    *[("sudoku-cube solve", ["{tmp}/cube.txt", "--solver", s, "--json"], mip_codes(s))
-      for s in MIP_SOLVERS],
+    *mip_rows("sudoku-cube solve", ["{tmp}/cube.txt"]),
     ("sudoku-cube apply", ["{tmp}/cube.txt", "R U", "--json"], SOLVED),
     ("sudoku-cube export", ["{tmp}/cube.txt", "-o", "{tmp}/cube.lp", "--json"], SOLVED),
     # The puzzle group written once against the protocol (puzzle_cli), Instant Insanity's.
-    *[("insanity solve", ["--solver", s, "--json"], mip_codes(s)) for s in MIP_SOLVERS],
+    *mip_rows("insanity solve", []),
     *sat_rows("insanity solve", [], CPSAT),
     ("insanity verify", ["{fixtures}/insanity/classic-tower.json", "--json"], SOLVED),
     ("insanity export", ["-o", "{tmp}/insanity.cnf", "--json"], SOLVED),
@@ -118,15 +126,18 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
     ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
                             "{tmp}/cube.svg", "--json"], SOLVED),
-    # A group's bench is the one bench with --puzzle fixed (puzzle_cli).
-    ("insanity bench", ["--n", "4", "--solver", "highs,kissat", "--time-limit", "30",
+    # A group's bench is the one bench with --puzzle fixed (puzzle_cli): one group's in the
+    # default suite, the others (the same code, seconds of runs each) under `slow`.
+    ("insanity bench", ["--n", "4", "--solver", "kissat", "--time-limit", "30",
                         "--results", "{tmp}/ins.jsonl", "--json"], SOLVED),
-    ("iq bench", ["--n", "4", "--solver", "dlx", "--time-limit", "30", "--results",
-                  "{tmp}/iq.jsonl", "--json"], SOLVED),
-    ("views bench", ["--solver", "cbc", "--time-limit", "30", "--results", "{tmp}/v.jsonl",
-                     "--json"], SOLVED),
+    pytest.param("iq bench", ["--n", "4", "--solver", "dlx", "--time-limit", "30",
+                              "--results", "{tmp}/iq.jsonl", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
+    pytest.param("views bench", ["--n", "4", "--solver", "cbc", "--time-limit", "30",
+                                 "--results", "{tmp}/v.jsonl", "--json"], SOLVED,
+                 marks=pytest.mark.slow),
     # A bench whose runs the licence refuses reports them failed: exit 1, still one object.
-    *mip_rows("sudoku-cube bench", ["--count", "2"], default=("highs",),
+    *mip_rows("sudoku-cube bench", ["--count", "1"], default=("highs",),
               extra_codes={"gurobi": (1,)}),
     ("sudoku-cube bench-one", ["--seed", "0", "--json"], SOLVED),  # one cube of the bench
 ]
@@ -160,14 +171,15 @@ def workdir(tmp_path_factory) -> Path:
     import highspy
 
     tmp = tmp_path_factory.mktemp("contract")
+    # Inputs only, so made in this process (what is checked is the rows' own processes).
     for args in (["export", "2", "-o", str(tmp / "bel2.cnf")],
                  ["export", "2", "-o", str(tmp / "model.mps")],
                  ["sudoku-cube", "generate", "--seed", "3", "-o", str(tmp / "cube.txt")],
                  ["iq", "count", "triangle", "--given",
-                  str(FIXTURES / "iq" / "triangle_five_given.txt"), "--output",
+                  str(FIXTURES / "iq" / "triangle_five_given.txt"), "--jobs", "1", "--output",
                   str(tmp / "iq_solutions.txt")]):
-        made = run(args, tmp)
-        assert made.returncode == 0, (args, made.stderr)
+        made = run_cli(*args)
+        assert made.code == 0, (args, made.err)
     highs = highspy.Highs()
     highs.setOptionValue("output_flag", False)
     highs.readModel(str(tmp / "model.mps"))

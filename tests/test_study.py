@@ -10,9 +10,9 @@ import json
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "study.jsonl"
@@ -39,10 +39,10 @@ def test_the_study_stage_holds_every_run_of_the_file(tmp_path):
     shutil.copyfile(RESULTS, copy)
     for words in commands:
         words = [str(copy) if w == "docs/study.jsonl" else w for w in words]
-        done = subprocess.run([sys.executable, "-m", "ilp_pyramid", "bench", *words],
-                              capture_output=True, text=True, timeout=120, cwd=ROOT)
-        assert done.returncode == 0, done.stderr
-        assert "already done" in done.stdout, done.stdout[-500:]
+        # In this process: a bench with every run already done starts no process of its own.
+        done = run_cli("bench", *words)
+        assert done.code == 0, done.err
+        assert "already done" in done.out, done.out[-500:]
     assert copy.read_bytes() == RESULTS.read_bytes()  # nothing was missing: nothing ran
     # ... and the file holds the runs of these commands only.
     assert len({json.dumps(r["bench_argv"]) for r in records()}) == len(commands)

@@ -52,7 +52,8 @@ def test_small_battery_matches_the_mip_seed_by_seed(cli, tmp_path):
 def test_jobs_and_start_do_not_change_the_result(cli):
     one = battery_json(cli, "--start", "340000", "--count", "10000", "--jobs", "1")
     two = battery_json(cli, "--start", "340000", "--count", "10000", "--jobs", "2")
-    halves = [battery_json(cli, "--start", str(start), "--count", "5000")
+    # The halves in this process: a pool costs a second to start, and jobs are `two`'s part.
+    halves = [battery_json(cli, "--start", str(start), "--count", "5000", "--jobs", "1")
               for start in (340000, 345000)]
     for key in ("solvable", "total_cubes", "distribution"):
         assert one[key] == two[key]
@@ -68,8 +69,8 @@ def test_cross_check_and_text_report(cli):
 
 
 def test_cases_the_branch_and_bound_leaves_open_go_to_the_mip(cli):
-    full = battery_json(cli, "--count", "3000")
-    capped = battery_json(cli, "--count", "3000", "--node-limit", "1")
+    full = battery_json(cli, "--count", "3000", "--jobs", "1")
+    capped = battery_json(cli, "--count", "3000", "--node-limit", "1", "--jobs", "2")
     assert capped["unproved"] == [] and 0 < capped["proved_by_mip"] <= capped["solvable"]
     assert full["proved_by_mip"] == 0
     for key in ("solvable", "total_cubes", "distribution"):
@@ -109,7 +110,9 @@ def test_the_battery_returns_with_no_process_left_and_counts_its_workers_cpu(tmp
                 cpu = cpu_of(pid)
                 if cpu is not None:
                     used[pid] = max(used.get(pid, 0.0), cpu)
-            time.sleep(0.005)
+            # Each look reads all of /proc: looking more often only takes a core from the
+            # battery (a worker lives for the whole battery, so none is missed).
+            time.sleep(0.02)
         left = session_members(child.pid)
     finally:
         stragglers = gone({child.pid}, within=2.0)
