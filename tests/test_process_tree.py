@@ -1,15 +1,20 @@
 """`process.kill_descendants`: every process below this one goes, grandchildren in another
 process group and session too (what the CLI does after an interrupt, and the hunt when its
-Dask cluster does not close)."""
+Dask cluster does not close); and the two edges of a forked solver child: reaped when it never
+started, gone when its parent died before it asked to die with it."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from ilp_pyramid.backends import process
 from tests.proctools import alive
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,3 +44,27 @@ def test_kill_descendants_takes_down_the_whole_tree():
     below = set(json.loads(done.stdout))
     assert len(below) >= 3, below  # the shell and its two sleeps
     assert alive(below) == set()
+
+
+def test_reaping_a_child_that_never_started_is_quiet():
+    # a signal inside child.start() leaves an unstarted Process for the backend to reap
+    child = multiprocessing.get_context("fork").Process(target=time.sleep, args=(5,))
+    process.reap(child)  # raised "can only join a started process" before
+    assert child.pid is None
+
+
+def test_a_child_whose_parent_died_before_it_asked_to_die_with_it_kills_itself():
+    pid = os.fork()
+    if pid == 0:  # the child: pretend another process forked it, one that is gone
+        process._forked_by = -1
+        process.die_with_parent()
+        os._exit(0)  # not reached
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    # its own parent alive: the call returns
+    pid = os.fork()
+    if pid == 0:
+        process.die_with_parent()
+        os._exit(7)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 7

@@ -62,10 +62,25 @@ _FFLUSH = getattr(_LIBC, "fflush", None)
 _SIGKILL = int(signal.SIGKILL)
 
 
+_forked_by = os.getpid()  # in a child: the process that forked it (set before every fork)
+
+
+def _before_fork() -> None:
+    global _forked_by
+    _forked_by = os.getpid()
+
+
+os.register_at_fork(before=_before_fork)
+
+
 def die_with_parent() -> None:
     """In a child: be killed when the parent dies, so no orphan solver keeps running."""
     if _PRCTL is not None:  # pragma: no branch - Linux
         _PRCTL(PR_SET_PDEATHSIG, _SIGKILL)
+    # A parent that died between the fork and the call above sends no signal any more: the
+    # child is someone else's already.
+    if os.getppid() != _forked_by:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def start(args: Sequence[str], **popen: object) -> subprocess.Popen:
@@ -240,6 +255,8 @@ KILL_GRACE = 0.5
 def reap(child: multiprocessing.process.BaseProcess) -> None:
     """Kill a forked solver child that still runs and reap it (the SAT, MaxSAT and linear
     search backends' children)."""
+    if child.pid is None:  # a signal came inside start(): nothing was forked
+        return
     if child.is_alive():
         child.kill()
     child.join(KILL_GRACE)
