@@ -8,12 +8,12 @@ keeps (hunt/near.py: kept if its count is among the two lowest there; several ru
 one directory side by side); `ilp-pyramid hunt 6 --state-dir DIR --near` lists them.
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
-near the best), tempering (the same walk as replicas on a temperature ladder), soft (fixed
-with the soft repair by MaxSAT when a descent stalls: Settings(soft_repair=True)). The dual
-walk and the alternation were measured with this script as of commit 85b9651 (methods dual and
+near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
+and the alternation were measured with this script as of commit 85b9651 (methods dual and
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
 commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
-(method tabu-K there), deleted with its tenure.
+(method tabu-K there), deleted with its tenure; the soft repair by MaxSAT as a move of the
+walk as of commit a096a4e (method soft there), deleted from the walk (lns/soft.py stays).
 n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
 verified solution, or null past the budget. Every figure is CPU time, so runs side by side
 on a shared machine stay comparable; the load average is recorded before and after.
@@ -32,8 +32,7 @@ from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start, near_dir=None, soft=False):
-    method = "soft" if soft else schedule
+def run_line_walk(n, schedule, seed, budget, start, near_dir=None):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
@@ -41,21 +40,16 @@ def run_line_walk(n, schedule, seed, budget, start, near_dir=None, soft=False):
         reached.setdefault(int(count), round(cpu() - began, 1))
 
     outcome = solve_lns(n, seed=seed, start=start, on_best=on_best,
-                        settings=Settings(restart_from_best=n >= 6, schedule=schedule,
-                                          soft_repair=soft),
+                        settings=Settings(restart_from_best=n >= 6, schedule=schedule),
                         should_stop=lambda: cpu() - began > budget)
     row = {"best": outcome.best_conflicts, "moves": outcome.moves,
            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1),
            "reached": {k: v for k, v in sorted(reached.items()) if k <= 6}}
-    if soft:
-        row["soft_moves"] = dict(outcome.soft_moves)
-        row["soft_repairs"] = {k: v for k, v in outcome.repair_summary().items()
-                               if k.startswith("soft_")}
     if outcome.best_conflicts <= 1:  # lower than any state kept so far: keep its labels
         row["labels"] = outcome.best_labels.tolist()
     if near_dir is not None:
         store = update_near(Path(near_dir), n, [(outcome.best_labels, {
-            "by": "measure", "method": method, "seed": seed, "run_seed": seed})])
+            "by": "measure", "method": schedule, "seed": seed, "run_seed": seed})])
         row["near_kept"] = len(store)
     return row
 
@@ -78,8 +72,6 @@ def main() -> None:
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
         row = run_line_walk(n, method, seed, budget, start, near_dir)
-    elif method == "soft":
-        row = run_line_walk(n, "fixed", seed, budget, start, near_dir, soft=True)
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,

@@ -14,11 +14,9 @@ from ilp_pyramid.puzzles.bel.lns.arrays import (
     labels_to_solution,
     solution_to_labels,
 )
-from ilp_pyramid.puzzles.bel.lns.driver import SOLVED as RUN_SOLVED
-from ilp_pyramid.puzzles.bel.lns.driver import Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.region import conflict_lines, region_lines
 from ilp_pyramid.puzzles.bel.lns.search import random_labels
-from ilp_pyramid.puzzles.bel.lns.soft import SOLVED, SoftNeighbourhood, soft_repair
+from ilp_pyramid.puzzles.bel.lns.soft import SOLVED, soft_repair
 from ilp_pyramid.puzzles.bel.solution import parse_drawing, parse_json
 from ilp_pyramid.verify.bel import verify_solution
 
@@ -85,28 +83,3 @@ def test_the_saved_one_cube_state_keeps_its_count(fixtures):
     assert result.status == SOLVED, result.message
     assert result.count == result.cost == conflicts_of(6, result.labels) == 1
 
-
-def test_neighbourhood_grows_after_fast_answers():
-    labels = random_labels(3, np.random.default_rng(5))
-    hood = SoftNeighbourhood(3, extra=0)
-    result = hood.attempt(labels, np.random.default_rng(0), time_limit=60)
-    assert result.status == SOLVED
-    assert hood.extra == 2
-
-
-def test_the_walk_finishes_by_a_soft_repair():
-    # one move a chunk, no other repairs, the region the whole pyramid: the first stall's
-    # soft repair solves N=3
-    settings = Settings(chunk=1, soft_repair=True, soft_after=0, soft_extra=1000,
-                        soft_time_limit=60, repair_share=0.0, soft_share=1.0)
-    outcome = solve_lns(3, seed=2, time_limit=120, settings=settings)
-    assert outcome.status == RUN_SOLVED
-    assert outcome.solved_by == "soft"
-    assert outcome.soft_moves["lower"] == 1
-    assert outcome.repairs[("soft", "solved")] == 1
-    assert verify_solution(outcome.solution).valid
-
-
-def test_the_soft_repair_wants_the_fixed_schedule():
-    with pytest.raises(ValueError, match="fixed schedule"):
-        solve_lns(3, settings=Settings(soft_repair=True, schedule="tempering"), time_limit=1)

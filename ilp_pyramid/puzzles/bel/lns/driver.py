@@ -80,17 +80,6 @@ class Settings:
     z_kicks: int | None = None
     ladder: tuple[float, ...] = (0.25, 0.3, 0.37, 0.45)
     segment: int = 25_000
-    # a stalled descent (`soft_after` moves without a new best; None: half of restart_after)
-    # has its best state's region re-labelled for the fewest repeated cubes by MaxSAT
-    # (lns/soft.py) and walks on from the result when it is no worse: `soft_extra` crossing
-    # lines beside the lines through the repeated cubes to begin with (the region grows
-    # while RC2 answers within half of `soft_time_limit`), at most `soft_share` of the wall
-    # time. Off by default: measured in docs/frontier.md, "A soft repair by MaxSAT"
-    soft_repair: bool = False
-    soft_after: int | None = None
-    soft_extra: int = 10
-    soft_time_limit: float = 3.0
-    soft_share: float = 0.2
 
     def region_level(self, n: int) -> int:
         if self.region_at is not None:
@@ -149,9 +138,6 @@ class Settings:
     def kick(self, n: int) -> int:
         return self.kick_swaps if self.kick_swaps is not None else 2 * n
 
-    def soft_stall(self, n: int) -> int:
-        return self.soft_after if self.soft_after is not None else self.restart_after(n) // 2
-
 
 @dataclass
 class Progress:
@@ -181,10 +167,6 @@ class LnsOutcome:
     solved_by: str = ""  # "search" or "repair X|Y|Z|Zkick|region"
     repair_seconds: float = 0.0  # wall time spent in repairs
     slowest_repair: float = 0.0
-    # soft repairs by what they left against the state they started from: "lower", "equal"
-    # (another state of its count), "same" (the walk went on from the result in all three),
-    # "none" (no optimum in time, or none allowed)
-    soft_moves: Counter = field(default_factory=Counter)
 
     @property
     def moves_per_second(self) -> float:
@@ -219,26 +201,18 @@ def solve_lns(n: int, repair: str = "sat", time_limit: float | None = None,
     if settings.schedule not in SCHEDULES:
         raise ValueError(f"unknown schedule {settings.schedule!r} "
                          f"(choose from {', '.join(SCHEDULES)})")
-    if settings.soft_repair and settings.schedule != "fixed":
-        # a tempering restart re-seeds its highest replica, not the state repaired
-        raise ValueError("the soft repair runs with the fixed schedule only")
     region = (RegionNeighbourhood(n, two_free=settings.neighbourhood == "region2")
               if settings.neighbourhood != "family" else None)
-    soft = None
-    if settings.soft_repair:
-        from ilp_pyramid.puzzles.bel.lns.soft import SoftNeighbourhood  # loads python-sat
-
-        soft = SoftNeighbourhood(n, settings.soft_extra)
     try:
         return _solve(n, repair, time_limit, seed, settings, start, progress, should_stop,
-                      on_best, shared_best, region, soft)
+                      on_best, shared_best, region)
     finally:
         if region is not None:
             region.close()
 
 
 def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, on_best,
-           shared_best, region, soft) -> LnsOutcome:
+           shared_best, region) -> LnsOutcome:
     began = time.perf_counter()
     deadline = None if time_limit is None else began + time_limit
     seed = 0 if seed is None else int(seed)
@@ -260,13 +234,9 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
     stats: Counter = Counter()
     restarts = 0
     spent = [0.0, 0.0]  # seconds in repairs, slowest repair
-    # wall seconds in region repairs (the solver's set-up included), soft repairs (the
-    # instance's build included) and whole-family repairs
-    kind_spent = {"region": 0.0, "soft": 0.0, "family": 0.0}
-    soft_moves: Counter = Counter()
-    soft_stall = settings.soft_stall(n)
+    region_spent = [0.0]  # wall seconds in region repairs, the solver's set-up included
+    family_spent = [0.0]  # wall seconds in whole-family repairs
     descent_best, descent_mark = search.best, 0
-    soft_mark = 0  # the moves made when the last soft repair ran
     descent_covers = 0  # impossible Z covers since the descent began
     if on_best is not None:
         on_best(best, best_labels)
@@ -275,8 +245,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         """attempt(limit), its time and answer counted (the shares, the --json summary)."""
         before = time.perf_counter()
         result = attempt(limit)
-        group = kind if kind in kind_spent else "family"
-        kind_spent[group] += time.perf_counter() - before
+        (region_spent if kind == "region" else family_spent)[0] += time.perf_counter() - before
         stats[(kind, result.status)] += 1
         spent[0] += result.seconds
         spent[1] = max(spent[1], result.seconds)
@@ -284,7 +253,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
 
     def finish(status: Status, solution: BelSolution | None = None, how: str = "") -> LnsOutcome:
         return LnsOutcome(n, repair, status, time.perf_counter() - began, best, best_labels,
-                          search.moves, restarts, stats, solution, how, *spent, soft_moves)
+                          search.moves, restarts, stats, solution, how, *spent)
 
     while True:
         now = time.perf_counter()
@@ -293,8 +262,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
         if should_stop is not None and should_stop():
             return finish(INTERRUPTED)
         elapsed = time.perf_counter() - began
-        family_ok = _within(kind_spent["family"], repair_cap, elapsed)
-        region_ok = region is not None and _within(kind_spent["region"], settings.region_share,
+        family_ok = _within(family_spent[0], repair_cap, elapsed)
+        region_ok = region is not None and _within(region_spent[0], settings.region_share,
                                                    elapsed)
         repairing = family_ok or region_ok
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
@@ -339,30 +308,6 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                     if on_best is not None:
                         on_best(0, best_labels)
                     return finish(SOLVED, _verified(n, result.labels), f"repair {solved_by}")
-        if (soft is not None and search.moves - max(descent_mark, soft_mark) > soft_stall
-                and _within(kind_spent["soft"], settings.soft_share, elapsed)):
-            # The descent's best state, not the walk's current one: at T=0.3 that stands a
-            # few cubes higher, and RC2 proved no region of it optimal within seconds at N=6
-            soft_mark = search.moves
-            before, start_labels = search.best, search.best_labels.copy()
-            limit = settings.soft_time_limit
-            if deadline is not None:
-                limit = min(limit, max(0.05, deadline - time.perf_counter()))
-            result = measured("soft", lambda t, lab=start_labels: soft.attempt(lab, rng, t),
-                              limit)
-            if result.status == repairs.SOLVED and result.count <= before:
-                soft_moves["lower" if result.count < before else
-                           "same" if (result.labels == start_labels).all() else "equal"] += 1
-                search.reset(result.labels)
-                if search.best < best:
-                    best = search.best
-                    best_labels = search.best_labels.copy()
-                    if on_best is not None:
-                        on_best(best, best_labels)
-                if search.conflicts == 0:
-                    return finish(SOLVED, _verified(n, search.labels), "soft")
-            else:
-                soft_moves["none"] += 1
         if search.best < descent_best:
             descent_best, descent_mark = search.best, search.moves
         elif (search.moves - descent_mark > restart_after

@@ -21,13 +21,20 @@ shown are the repeated cubes. Two forms of the rest:
   the touched cells left without a cube of their own; the missing cubes are that plus the
   unshown cubes beyond the touched cells. The same optimum, and with every soft clause
   assumed it is the exact CNF's "exactly one cell per cube" restricted to the region: at N=6
-  around the 1-cube state RC2 proved regions of 36 lines optimal in 0.02-0.04 s this way,
+  around the 1-cube state RC2 proved regions of 36 lines optimal in 0.02-0.16 s this way,
   where the "cubes" form ran out of 20 s (docs/frontier.md).
 
 RC2 runs through the MaxSAT backend (a forked child, killed at the time limit): it has no
 time limit or interrupt of its own, and a child's CPU time is counted by `race.process_cpu`
 once reaped. Core-guided, it finds no labelling before the optimum, so a timeout leaves the
 state as it was.
+
+Not a move of the walk: run on each stalled N=6 descent's best state (the lines through its
+repeated cubes and crossing lines, `region.region_lines`), it proved 145 regions optimal and
+none lower than the state, and 8 fresh descents with it ended at the same counts as 8
+without it (2 once, 3 five times, 4 twice in both; docs/frontier.md, "A soft repair by
+MaxSAT"; the move is in the history, commit a096a4e). It stays as a probe: what a region
+of a state can reach, proved.
 """
 
 from __future__ import annotations
@@ -43,7 +50,6 @@ from ilp_pyramid.cardinality import CardEnc
 from ilp_pyramid.puzzles.bel import cnf
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays, conflicts_of
-from ilp_pyramid.puzzles.bel.lns.region import region_lines
 
 SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 FORMS = ("cells", "cubes")
@@ -55,7 +61,7 @@ class SoftInstance:
 
     hard: list[list[int]]
     soft: list[list[int]]
-    offset: int  # cubes no cell can show: repeated whatever the region does
+    offset: int  # repeated cubes the soft clauses leave out: the count is offset + optimum
     free: np.ndarray  # the free lines
     line_vars: np.ndarray  # (free lines, labels): "line carries label"
     num_variables: int
@@ -209,26 +215,3 @@ def soft_repair(n: int, labels: np.ndarray, free: np.ndarray, time_limit: float 
     return SoftResult(SOLVED, seconds, out, conflicts_of(n, out),
                       int(round(answer.objective or 0)) + instance.offset, size)
 
-
-class SoftNeighbourhood:
-    """Soft repairs of a region that grows while RC2 answers in time.
-
-    The region: the lines through the cells that show a repeated cube and `extra` crossing
-    lines (`region.region_lines`). After an optimum in under half the time limit the next
-    region gets a quarter more crossing lines (at least 2); after a timeout 30% fewer.
-    """
-
-    def __init__(self, n: int, extra: int = 10, counting: bool | None = None):
-        self.n = n
-        self.extra = extra
-        self.counting = counting
-
-    def attempt(self, labels: np.ndarray, rng: np.random.Generator,
-                time_limit: float) -> SoftResult:
-        free = region_lines(self.n, labels, self.extra, rng)
-        result = soft_repair(self.n, labels, free, time_limit, self.counting)
-        if result.status == TIMEOUT:
-            self.extra = int(self.extra * 0.7)
-        elif result.status == SOLVED and result.seconds < time_limit / 2:
-            self.extra += max(2, self.extra // 4)
-        return result
