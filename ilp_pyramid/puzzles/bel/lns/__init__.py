@@ -2,8 +2,6 @@
 
 - `search`: the numba-compiled local search on line labels (repeated cubes, incremental).
 - `repair`: free one line family and solve the exact cover that re-labels it (SAT, MIP, DLX).
-- `soft`: the fewest repeated cubes a region of lines can reach, by MaxSAT (a probe, not a
-  move of the walk).
 - `driver.solve_lns`: the loop that ties them together (used by `solve --method lns` and
   `hunt`). See docs/hybrid.md.
 """
