@@ -13,7 +13,7 @@ and the alternation were measured with this script as of commit 85b9651 (methods
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
 commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
 (method tabu-K there), deleted with its tenure; the soft repair by MaxSAT as a move of the
-walk as of commit a096a4e (method soft there), deleted from the walk (lns/soft.py stays).
+walk as of commit a096a4e (method soft there), deleted with lns/soft.py (docs/frontier.md).
 n6: the best count after a CPU budget (this process's CPU time); n5: CPU seconds to a
 verified solution, or null past the budget. Every figure is CPU time, so runs side by side
 on a shared machine stay comparable; the load average is recorded before and after.
