@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -114,7 +116,9 @@ def test_a_weighed_move_changes_the_count_by_what_it_was_weighed_at(n):
         p = int(search.labels[i])
         q = int((p + 1 + rng.integers(a.num_labels - 1)) % a.num_labels)
         before, old = search.conflicts, search.labels.copy()
+        counts = search.state[2].copy()
         weighed = kernels._delta(i, q, j, j2, p, search.geom, search.state)
+        assert np.array_equal(search.state[2], counts)  # weighing puts the counts back
         for line, label in ((i, q), (j, p), (j2, p)):
             if line >= 0:
                 kernels._set_label(line, label, search.geom, search.state)
@@ -124,7 +128,6 @@ def test_a_weighed_move_changes_the_count_by_what_it_was_weighed_at(n):
             if line >= 0:
                 kernels._set_label(line, old[line], search.geom, search.state)
         assert search.conflicts == before
-    assert not search.state[14].any()  # the scratch shifts are left at zero
 
 
 def test_the_partner_pools_hold_exactly_the_lines_of_each_length_and_label():
@@ -141,3 +144,120 @@ def test_the_partner_pools_hold_exactly_the_lines_of_each_length_and_label():
                 expected = np.flatnonzero((a.line_len == length) & (search.labels == label))
                 assert sorted(held.tolist()) == expected.tolist()
                 assert all(pos[line] == at for at, line in enumerate(held))
+
+
+# -- the walk against a plain statement of it -----------------------------------------------
+
+MASK = 2**64 - 1
+
+
+class PlainWalk:
+    """The single-line walk (the N=6 default) in plain Python, from the same seed: the same
+    xorshift64* draws, the same lists the draws pick from (kept in the same order), and each
+    move weighed by recounting the repeated cubes from scratch (conflicts_of)."""
+
+    def __init__(self, n: int, labels: np.ndarray, seed: int):
+        self.n, self.a = n, arrays(n)
+        self.x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64 or 1
+        self.lab = np.array(labels, dtype=np.int64)
+        a = self.a
+        self.shown = [int(a.cube_id[tuple(self.lab[a.cell_line[c]])]) for c in range(a.num_cells)]
+        cubes = int(a.cube_id.max()) + 1
+        self.bucket = [[] for _ in range(cubes)]
+        for c, k in enumerate(self.shown):
+            self.bucket[k].append(c)
+        self.conf = [k for k in range(cubes) if len(self.bucket[k]) > 1]
+        self.best, self.best_lab = self.count(), self.lab.copy()
+
+    def count(self) -> int:
+        return conflicts_of(self.n, self.lab)
+
+    def draw(self) -> int:
+        x = self.x
+        x ^= x >> 12
+        x ^= (x << 25) & MASK
+        x ^= x >> 27
+        self.x = x
+        return ((x * 2685821657736338717) & MASK) >> 11
+
+    def below(self, n: int) -> int:
+        return (self.draw() * n) >> 53
+
+    def uniform(self) -> float:
+        return self.draw() / 2**53
+
+    def relabel(self, i: int, q: int) -> None:
+        a = self.a
+        self.lab[i] = q
+        for c in a.line_cells[a.line_start[i]:a.line_start[i + 1]]:
+            old, new = self.shown[c], int(a.cube_id[tuple(self.lab[a.cell_line[c]])])
+            if new == old:
+                continue
+            cells = self.bucket[old]  # taken out by moving the last cell into its place
+            cells[cells.index(c)] = cells[-1]
+            cells.pop()
+            if len(cells) == 1:
+                self.conf[self.conf.index(old)] = self.conf[-1]
+                self.conf.pop()
+            if len(self.bucket[new]) == 1:
+                self.conf.append(new)
+            self.bucket[new].append(c)
+            self.shown[c] = new
+
+    def run(self, moves: int, temperature: float, p_target: float) -> int:
+        a, labels = self.a, self.a.num_labels
+        made = 0
+        for _ in range(moves):
+            cur = self.count()
+            if cur == 0:
+                break
+            made += 1
+            k = self.conf[self.below(len(self.conf))]
+            c = self.bucket[k][self.below(len(self.bucket[k]))]
+            i = int(a.cell_line[c, self.below(3)])
+            p, q = int(self.lab[i]), -1
+            if self.uniform() < p_target:  # a label that shows a cube no cell shows, if any
+                u, v = (int(self.lab[line]) for line in a.cell_line[c] if line != i)
+                seen = 0
+                for label in range(labels):
+                    if label != p and len(self.bucket[a.cube_id[label, u, v]]) == 0:
+                        seen += 1
+                        if self.below(seen) == 0:
+                            q = label
+            if q < 0:
+                q = self.below(labels - 1)
+                q += q >= p
+            self.uniform()  # the draw for the kind of move: always a single line here
+            self.lab[i] = q
+            delta = self.count() - cur
+            self.lab[i] = p
+            if delta <= 0 or self.uniform() < math.exp(-delta / temperature):
+                self.relabel(i, q)
+                if self.count() < self.best:
+                    self.best, self.best_lab = self.count(), self.lab.copy()
+        return made
+
+
+@pytest.mark.parametrize("n, temperature, p_target", [(4, 0.5, 0.5), (5, 0.3, 0.5),
+                                                      (5, 0.8, 1.0)])
+def test_the_compiled_walk_is_the_plain_walk_move_for_move(n, temperature, p_target):
+    # Pins the trajectory, not just the counts: a faster kernel must visit the same states
+    # from the same seed (docs/frontier.md, "Profiling the N=6 kernel").
+    labels = random_labels(n, np.random.default_rng(11))
+    search, plain = LocalSearch(n, labels, seed=3), PlainWalk(n, labels, seed=3)
+    for _ in range(3):
+        search.run(1500, temperature, p_target=p_target, p_single=1.0)
+        plain.run(1500, temperature, p_target)
+        assert np.array_equal(search.labels, plain.lab)
+        assert search.best == plain.best and np.array_equal(search.best_labels, plain.best_lab)
+        assert int(search.state[10][0]) == plain.x  # the same number of draws, too
+    assert search.moves == 4500
+    assert plain.best < conflicts_of(n, labels)  # the walk went somewhere
+
+
+def test_the_acceptance_table_holds_the_chances_the_walk_used_to_compute():
+    search = LocalSearch(5, random_labels(5, np.random.default_rng(12)), seed=12)
+    for temperature in (0.3, 0.45):
+        search.run(10, temperature, p_single=1.0)
+        table = search.state[15]
+        assert table.tolist() == [math.exp(-d / temperature) for d in range(len(table))]

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.formats.fileio import append_line, read_text
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
@@ -99,7 +100,6 @@ class Conqueror:
     (learnt clauses carry over from cube to cube)."""
 
     def __init__(self, hood: Neighbourhood, solver: str = "cadical195") -> None:
-        from ilp_pyramid.backends.sat import SatSession
         from ilp_pyramid.puzzles.bel.cnf import build_cnf
 
         a = arrays(hood.n)

@@ -29,11 +29,14 @@ class Arrays:
     len_lines: np.ndarray
     cube_id: np.ndarray  # (L, L, L): index of the multiset {a, b, c}, for every order
     family: np.ndarray  # per line: 0 = X, 1 = Y, 2 = Z
+    # (len(line_cells), 2): the other two lines through the cell line_cells[t], so the cube a
+    # cell of a re-labelled line shows is one look-up (the N=6 walk moves one line at a time)
+    line_others: np.ndarray
 
     def geometry(self) -> tuple:
         """The tuple the compiled kernels take."""
         return (self.cell_line, self.line_start, self.line_cells, self.line_len,
-                self.len_start, self.len_lines, self.cube_id)
+                self.len_start, self.len_lines, self.cube_id, self.line_others)
 
 
 FAMILY_CODE = {"X": 0, "Y": 1, "Z": 2}
@@ -58,8 +61,11 @@ def arrays(n: int) -> Arrays:
         for p in {(a, b, c), (a, c, b), (b, a, c), (b, c, a), (c, a, b), (c, b, a)}:
             cube_id[p] = k
     family = np.array([FAMILY_CODE[line.family] for line in pyr.lines], dtype=np.int32)
+    owner = np.repeat(np.arange(len(pyr.lines), dtype=np.int32), lengths)
+    through = cell_line[line_cells]
+    line_others = through[through != owner[:, None]].reshape(-1, 2).astype(np.int32)
     return Arrays(n, labels, len(pyr.lines), len(pyr.cells), cell_line, line_start, line_cells,
-                  lengths, len_start, len_lines, cube_id, family)
+                  lengths, len_start, len_lines, cube_id, family, line_others)
 
 
 def labels_to_solution(n: int, labels: np.ndarray) -> BelSolution:

@@ -6,8 +6,9 @@ it; bucket[cube, :cnt] those cells (bpos[cell] = position in its bucket); the cu
 more than once (conf list) and never (miss list), each with a position index for O(1)
 insert/delete; sc = [repeated cubes, len(conf), len(miss)]; rng = one xorshift64* word;
 pool[length * L + label, :pool_size[..]] the lines of each length that carry each label
-(pool_pos[line] = position there), so a swap partner is one draw; shift and touched, scratch
-space for weighing a move.
+(pool_pos[line] = position there), so a swap partner is one draw; touched, scratch space for
+weighing a move (the cubes it takes off and puts on); accept, the chance that a move that many
+repeated cubes worse passes, at the temperature of the current run.
 
 A move takes a cell whose cube is repeated, one of its three lines (label p) and a label q
 (preferably one that makes the cell show a missing cube), and swaps labels with a line of the
@@ -23,6 +24,9 @@ A move is weighed before it is made (`_delta`): at N=5 about 97% of the moves we
 refused, and making and unmaking each of them rewrote the counts of its cells twice. Weighing
 first (and drawing partners from the pools instead of by rejection) took the N=5 walk from
 2.9 to 7.7 M moves a CPU second (docs/hybrid.md, "Weighing a move before making it").
+Profiled at N=6 (docs/frontier.md, "Profiling the N=6 kernel"), the weighing changes the counts
+in place and puts them back, indices are unsigned where they are known to be >= 0, and the
+acceptance chances are a table: the same walk, about twice the moves a CPU second.
 """
 
 from __future__ import annotations
@@ -72,6 +76,13 @@ def _uniform(rng):
 
 
 @_kernel(inline="always")
+def _ix(x):
+    """An index known to be >= 0, as an unsigned number: numba then leaves out the test for
+    a negative index (Python's count from the end) that it puts on every signed one."""
+    return np.uint64(x)
+
+
+@_kernel(inline="always")
 def _list_add(items, pos, sc, slot, k):
     m = sc[slot]
     items[m] = k
@@ -93,7 +104,7 @@ def _list_remove(items, pos, sc, slot, k):
 @_kernel(inline="always")
 def _remove_cell(c, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched) = state
+     pool_size, pool_pos, touched, accept) = state
     k = cellcube[c]
     m = cnt[k] - 1
     p = bpos[c]
@@ -112,7 +123,7 @@ def _remove_cell(c, state):
 @_kernel(inline="always")
 def _add_cell(c, k, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched) = state
+     pool_size, pool_pos, touched, accept) = state
     m = cnt[k]
     if m == 0:
         _list_remove(miss, miss_pos, sc, SC_NMISS, k)
@@ -145,7 +156,8 @@ def _pool_remove(i, key, pool, pool_size, pool_pos):
 
 @_kernel(inline="always")
 def _set_label(i, q, geom, state):
-    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
+     line_others) = geom
     lab = state[0]
     cellcube = state[1]
     pool, pool_size, pool_pos = state[11], state[12], state[13]
@@ -168,59 +180,80 @@ def _moved_label(line, i, q, j, j2, p, lab):
         return q
     if line == j or line == j2:
         return p
-    return lab[line]
+    return lab[_ix(line)]
 
 
-@_kernel()
+# Inlined by force: as a call, every array of the two tuples goes on the stack field by field
+# (some 130 words a call), which took a quarter of the N=6 walk's time when LLVM, on a larger
+# body, stopped inlining it by itself (docs/frontier.md, "Profiling the N=6 kernel").
+@_kernel(inline="always")
 def _delta(i, q, j, j2, p, geom, state):
     """How many more repeated cubes the move (i -> q, j and j2 -> p; j, j2 = -1 for none)
     would leave, computed without making it.
 
-    A cell on two moved lines is counted once, with the first of them. `shift` is zero again
-    on return."""
+    The repeated cubes are the cells less the cubes shown, so a move changes their number by
+    as much as it changes the number of cubes no cell shows. Each moved cell's cube is taken
+    off cnt and its new one put on, in cnt itself, counting the cubes that fall to zero and
+    those that leave it; cnt is put back before the return. A cell on two moved lines is
+    counted once, with the first of them."""
     cell_line, line_start, line_cells = geom[0], geom[1], geom[2]
-    cube_id = geom[6]
+    cube_id, line_others = geom[6], geom[7]
     lab, cellcube, cnt = state[0], state[1], state[2]
-    shift, touched = state[14], state[15]
-    m = 0
-    for which in range(3):
-        line = i if which == 0 else (j if which == 1 else j2)
-        if line < 0:
-            continue
-        for t in range(line_start[line], line_start[line + 1]):
-            c = line_cells[t]
-            l0 = cell_line[c, 0]
-            l1 = cell_line[c, 1]
-            l2 = cell_line[c, 2]
-            if which >= 1 and (l0 == i or l1 == i or l2 == i):
-                continue
-            if which == 2 and (l0 == j or l1 == j or l2 == j):
-                continue
-            k = cube_id[_moved_label(l0, i, q, j, j2, p, lab),
-                        _moved_label(l1, i, q, j, j2, p, lab),
-                        _moved_label(l2, i, q, j, j2, p, lab)]
-            old = cellcube[c]
-            if k != old:
-                shift[old] -= 1
-                shift[k] += 1
-                touched[m] = old
-                touched[m + 1] = k
-                m += 2
+    touched = state[14]
     delta = 0
-    for t in range(m):
-        k = touched[t]
-        if shift[k] != 0:  # a cube listed twice counts once: its shift is then spent
-            delta += max(cnt[k] + shift[k] - 1, 0) - max(cnt[k] - 1, 0)
-            shift[k] = 0
+    m = 0
+    if j < 0 and j2 < 0:  # one line alone (every move of the N=6 walk): no cell is shared
+        for t in range(line_start[i], line_start[i + 1]):
+            u = _ix(t)
+            k = cube_id[_ix(q), _ix(lab[_ix(line_others[u, 0])]),
+                        _ix(lab[_ix(line_others[u, 1])])]
+            old = cellcube[_ix(line_cells[u])]
+            delta += cnt[_ix(old)] == 1
+            cnt[_ix(old)] -= 1
+            delta -= cnt[_ix(k)] == 0
+            cnt[_ix(k)] += 1
+            touched[_ix(m)] = old
+            touched[_ix(m + 1)] = k
+            m += 2
+    else:
+        for which in range(3):
+            line = i if which == 0 else (j if which == 1 else j2)
+            if line < 0:
+                continue
+            for t in range(line_start[line], line_start[line + 1]):
+                c = line_cells[_ix(t)]
+                l0 = cell_line[_ix(c), 0]
+                l1 = cell_line[_ix(c), 1]
+                l2 = cell_line[_ix(c), 2]
+                if which >= 1 and (l0 == i or l1 == i or l2 == i):
+                    continue
+                if which == 2 and (l0 == j or l1 == j or l2 == j):
+                    continue
+                k = cube_id[_ix(_moved_label(l0, i, q, j, j2, p, lab)),
+                            _ix(_moved_label(l1, i, q, j, j2, p, lab)),
+                            _ix(_moved_label(l2, i, q, j, j2, p, lab))]
+                old = cellcube[_ix(c)]
+                if k != old:
+                    delta += cnt[_ix(old)] == 1
+                    cnt[_ix(old)] -= 1
+                    delta -= cnt[_ix(k)] == 0
+                    cnt[_ix(k)] += 1
+                    touched[_ix(m)] = old
+                    touched[_ix(m + 1)] = k
+                    m += 2
+    for t in range(0, m, 2):
+        cnt[_ix(touched[_ix(t)])] += 1
+        cnt[_ix(touched[_ix(t + 1)])] -= 1
     return delta
 
 
 @_kernel()
 def init_state(geom, state):
     """Recompute every count from lab (after a restart or a repair)."""
-    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
+     line_others) = geom
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched) = state
+     pool_size, pool_pos, touched, accept) = state
     cnt[:] = 0
     conf_pos[:] = -1
     miss_pos[:] = -1
@@ -274,16 +307,16 @@ def _target_label(rng, c, i, p, geom, state, labels):
     u = -1
     v = -1
     for f in range(3):
-        other = cell_line[c, f]
+        other = cell_line[_ix(c), f]
         if other != i:
             if u < 0:
-                u = lab[other]
+                u = lab[_ix(other)]
             else:
-                v = lab[other]
+                v = lab[_ix(other)]
     chosen = -1
     seen = 0
     for q in range(labels):
-        if q != p and cnt[cube_id[q, u, v]] == 0:
+        if q != p and cnt[_ix(cube_id[_ix(q), _ix(u), _ix(v)])] == 0:
             seen += 1
             if _below(rng, seen) == 0:
                 chosen = q
@@ -296,25 +329,30 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
     params = [temperature, p_target, p_triple, p_scan, p_single].
     Returns (best conflicts, moves made)."""
-    cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id = geom
+    (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
+     line_others) = geom
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
-     pool_size, pool_pos, shift, touched) = state
+     pool_size, pool_pos, touched, accept) = state
     temperature = params[0]
     p_target = params[1]
     p_triple = params[2]
     p_scan = params[3]
     p_single = params[4]
     num_lines = lab.shape[0]
+    # exp(-delta / temperature) for every delta a move can have, computed here by the same
+    # call as before, so a table look-up gives the same bits: libm's exp took 8% of the N=6 walk
+    for d in range(accept.shape[0]):
+        accept[d] = math.exp(-d / temperature)
     made = 0
     for _ in range(moves):
         cur = sc[SC_CONFLICTS]
         if cur == 0:
             break
         made += 1
-        k = conf[_below(rng, sc[SC_NCONF])]
-        c = bucket[k, _below(rng, cnt[k])]
-        i = cell_line[c, _below(rng, 3)]
-        p = lab[i]
+        k = conf[_ix(_below(rng, sc[SC_NCONF]))]
+        c = bucket[_ix(k), _ix(_below(rng, cnt[_ix(k)]))]
+        i = cell_line[_ix(c), _ix(_below(rng, 3))]
+        p = lab[_ix(i)]
         q = -1
         if _uniform(rng) < p_target:
             q = _target_label(rng, c, i, p, geom, state, labels)
@@ -322,7 +360,7 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
             q = _below(rng, labels - 1)
             if q >= p:
                 q += 1
-        length = line_len[i]
+        length = line_len[_ix(i)]
         j = -1
         j2 = -1
         if p_single > 0.0 and _uniform(rng) < p_single:
@@ -369,7 +407,8 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
             delta = sc[SC_CONFLICTS] - cur
         else:
             delta = _delta(i, q, j, j2, p, geom, state)
-        if delta <= 0 or _uniform(rng) < math.exp(-delta / temperature):
+        if delta <= 0 or _uniform(rng) < (accept[delta] if delta < accept.shape[0]
+                                          else math.exp(-delta / temperature)):
             if lab[i] != q:
                 _set_label(i, q, geom, state)
                 if j >= 0:
@@ -481,8 +520,11 @@ class LocalSearch:
             np.zeros(((max_len + 1) * a.num_labels, a.num_lines), np.int32),  # pool
             np.zeros((max_len + 1) * a.num_labels, np.int32),  # pool_size
             np.zeros(a.num_lines, np.int32),  # pool_pos
-            np.zeros(cubes, np.int32),  # shift: a weighed move's change per cube
-            np.zeros(6 * max_len, np.int32),  # touched: the cubes a weighed move changes
+            # touched: the cubes a weighed move takes off and puts on (cnt is put back from it)
+            np.zeros(6 * max_len, np.int32),
+            # accept[d]: the chance a move d repeated cubes worse passes (a move changes the
+            # cubes of at most 3 lines' cells)
+            np.zeros(3 * max_len + 1, np.float64),
         )
         self.best_labels = self.state[0].copy()
         self.best = int(init_state(self.geom, self.state))
