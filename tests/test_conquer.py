@@ -138,19 +138,27 @@ def test_a_split_names_its_line_and_parts_its_labels():
     assert row["cube"] == []
 
 
-def test_hunt_conquer_solves_near_a_solution_and_a_rerun_reads_the_record(cli, tmp_path):
+def hunt_command(*args: object) -> subprocess.CompletedProcess:
+    """A real process: the Dask cluster's start sets thread variables in its client's
+    environment, which must not leak into the test process (and its later children)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", "hunt", *map(str, args)],
+                          env=env, capture_output=True, text=True, timeout=240)
+
+
+def test_hunt_conquer_solves_near_a_solution_and_a_rerun_reads_the_record(tmp_path):
     state, _ = swapped(solved(4, 3), 4, np.random.default_rng(3))
     save_best(tmp_path, BestState(4, conflicts_of(4, state), state))
-    result = cli("hunt", 4, "--state-dir", tmp_path, "--conquer", 20, "--cube-time", 5,
-                 "--jobs", 1, "--json")
-    assert result.code == 0, result.err
-    report = json.loads(result.out)
+    result = hunt_command(4, "--state-dir", tmp_path, "--conquer", 20, "--cube-time", 5,
+                          "--jobs", 1, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
     assert report["status"] == "solved" and report["lines"] >= 20
     assert "outside the neighbourhood" in report["hypothesis"]
     drawn = parse_drawing((tmp_path / SOLUTION_FILE).read_text())
     assert verify_solution(drawn).valid
-    again = cli("hunt", 4, "--state-dir", tmp_path, "--conquer", 20, "--json")
-    assert again.code == 0 and json.loads(again.out)["cubes_this_run"] == 0
+    again = hunt_command(4, "--state-dir", tmp_path, "--conquer", 20, "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["cubes_this_run"] == 0
 
 
 def test_hunt_conquer_input_errors(cli, tmp_path):
