@@ -16,7 +16,6 @@ import numpy as np
 
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.extras import need
-from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.formats.lock import hold
 from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.bel.hunt.cluster import (
@@ -34,9 +33,7 @@ from ilp_pyramid.puzzles.bel.hunt.conquer import (
     settle_cube,
 )
 from ilp_pyramid.puzzles.bel.hunt.deadline import Overrun, hard_deadline
-from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, SOLUTION_FILE, load_best
-from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of, labels_to_solution
-from ilp_pyramid.verify.bel import verify_solution
+from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, load_best, save_solution
 
 
 @dataclass
@@ -93,11 +90,7 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
                                counts["open"], done, record.cpu_seconds(),
                                time.monotonic() - began, jobs or 0)
     if solved is not None:
-        solution = labels_to_solution(n, solved)
-        if conflicts_of(n, solved) != 0 or not verify_solution(solution).valid:
-            raise RuntimeError("a SAT cube's labels do not verify")
-        result.solution_text = solution.to_drawing()
-        write_atomic(state_dir / SOLUTION_FILE, result.solution_text)
+        result.solution_text = save_solution(state_dir, n, solved)
     return result
 
 

@@ -20,7 +20,6 @@ import numpy as np
 
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.extras import need
-from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.formats.lock import describe, hold
 from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.bel.hunt.cluster import (
@@ -35,12 +34,12 @@ from ilp_pyramid.puzzles.bel.hunt.near import load_near, update_near
 from ilp_pyramid.puzzles.bel.hunt.state import (
     BEST_FILE,
     LOCK_FILE,
-    SOLUTION_FILE,
     BestState,
     load_best,
     log_progress,
     resumable,
     save_best,
+    save_solution,
 )
 from ilp_pyramid.puzzles.bel.hunt.task import (
     STOP_POLL,
@@ -49,8 +48,7 @@ from ilp_pyramid.puzzles.bel.hunt.task import (
     shared_name,
     stop_name,
 )
-from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of, labels_to_solution
-from ilp_pyramid.verify.bel import verify_solution
+from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of
 
 PROGRESS_EVERY = 60.0  # a progress line at least this often, besides one per new best
 WAIT_PAST_DEADLINE = 30.0  # the searches stop themselves at the deadline; no wait for ever
@@ -342,12 +340,8 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
                         hunt.elapsed(), searches.jobs or 0, scheduler or "local",
                         searches.moves, descent_bests=searches.descent_bests)
     if hunt.solved_labels is not None:
-        solution = labels_to_solution(n, hunt.solved_labels)
-        if not verify_solution(solution).valid:  # pragma: no cover - recounted above
-            raise RuntimeError("a reported solution does not verify")
         result.status = "solved"
-        result.solution_text = solution.to_drawing()
-        write_atomic(state_dir / SOLUTION_FILE, result.solution_text)
+        result.solution_text = save_solution(state_dir, n, hunt.solved_labels)
     return result
 
 

@@ -27,6 +27,7 @@ from ilp_pyramid.puzzles.bel.lns.arrays import (
     solution_to_labels,
 )
 from ilp_pyramid.puzzles.bel.solution import parse_json
+from ilp_pyramid.verify.bel import verify_solution
 
 BEST_FILE = "best.json"
 LOCK_FILE = "hunt.lock"  # held by the running hunt: pid, host, start (formats/lock.py)
@@ -137,3 +138,14 @@ def read_progress(path: Path) -> list[dict]:
             if isinstance(row, dict) and {"cpu", "best"} <= row.keys():
                 rows.append(row)
     return rows
+
+
+def save_solution(state_dir: Path, n: int, labels: np.ndarray) -> str:
+    """Verify a solution's labels by the independent checker, then write its drawing to
+    DIR/solution.txt; the drawing (RuntimeError if the labels do not verify)."""
+    solution = labels_to_solution(n, labels)
+    if not verify_solution(solution).valid:
+        raise RuntimeError("a reported solution does not verify")
+    drawing = solution.to_drawing()
+    write_atomic(state_dir / SOLUTION_FILE, drawing)
+    return drawing
