@@ -36,6 +36,17 @@ def test_session_keeps_the_time_limit_on_a_hard_instance():
         assert time.perf_counter() - start < 2.0
 
 
+def test_session_reads_its_time_limit_on_the_clock_it_is_given():
+    # the conquest's cubes get CPU seconds (time.thread_time): a clock that has run past the
+    # limit ends the solve after one slice, though the wall clock has hardly moved
+    ticks = iter(range(0, 10**6, 1000))
+    began = time.perf_counter()
+    with sat.SatSession(PHP(10).clauses) as session:
+        result = session.solve(time_limit=30.0, clock=lambda: next(ticks))
+    assert result.status == Status.TIMEOUT
+    assert time.perf_counter() - began < 5.0
+
+
 def test_session_refuses_solvers_without_a_conflict_budget():
     with pytest.raises(SolverError, match="conflict budget"):
         sat.SatSession([[1]], "kissat")

@@ -92,7 +92,7 @@ def hunt(
              "rerun goes on from it (docs/frontier.md). Exit 1: every cube UNSAT."),
     cube_time: float = typer.Option(
         30.0, "--cube-time", min=0.1,
-        help="With --conquer: seconds one cube gets before it is split."),
+        help="With --conquer: CPU seconds one cube gets before it is split."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
@@ -247,10 +247,7 @@ def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,
                     json_out: bool) -> None:
     """`hunt --conquer LINES`: settle the neighbourhood's cubes; exit 0 solved, 1 every cube
     UNSAT, 3 cubes left open at --time-limit."""
-    def say(text: str) -> None:
-        if not json_out:
-            err_console.print(text, markup=False)
-
+    say = Lines(json_out, None).say
     result = run_conquer(n, state_dir, size, cube_time, time_limit, jobs, scheduler, say)
     if json_out:
         print_json(conquer_json(result))

@@ -1,6 +1,6 @@
 """The hunt's local Dask cluster under pressure: limits checked first, its output kept apart.
 
-- `check_limits(jobs)`: a local cluster needs file descriptors and processes; with too few,
+- `local_jobs(jobs)` / `check_limits(jobs)`: a local cluster needs file descriptors and processes; with too few,
   Dask retries forever and floods stderr with tracebacks (300 MB in 40 s at `ulimit -n 20`).
   The need is checked before anything starts, and refused with one line (exit 2).
 - `ClusterOutput`: while the cluster lives, descriptor 2 (inherited by every worker process,
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ilp_pyramid.backends.process import kill_descendants
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.machine import cores
 
 # Measured on `hunt 5` (RLIMIT_NOFILE set for the whole run): with 1 job it failed at 32
 # descriptors and ran at 40, with 2 jobs it failed at 48 and ran at 56 (peaks seen in
@@ -34,6 +35,14 @@ FDS_PER_WORKER_PROCESS = 32
 # resource tracker, and per job a worker with its threads and a SAT solver child.
 TASKS_BASE = 24
 TASKS_PER_JOB = 32
+
+
+def local_jobs(jobs: int | None) -> int:
+    """Workers of a local cluster: `jobs`, or one per core, never more than the cores; the
+    limits checked for them."""
+    jobs = min(jobs or cores(), cores())
+    check_limits(jobs)
+    return jobs
 
 
 def check_limits(jobs: int) -> None:

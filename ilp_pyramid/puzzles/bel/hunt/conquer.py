@@ -4,7 +4,7 @@ The hypothesis is named, never hidden: every line outside the neighbourhood keep
 label. Under it, "does some labelling of the neighbourhood's lines complete a solution?" is
 split into cubes (a few neighbourhood lines given labels), each settled by CaDiCaL with the
 state's labels as first phases: SAT (a solution, verified by the caller), UNSAT, or, past its
-time, split again on the line a lookahead picks. The lookahead probes the boundary lines
+CPU time, split again on the line a lookahead picks. The lookahead probes the boundary lines
 (those crossing the most fixed lines) label by label with unit propagation alone, takes the
 line with the fewest labels left (then the furthest propagation), and records the labels that
 fail by propagation as UNSAT at once.
@@ -121,11 +121,13 @@ class Conqueror:
 
     def settle(self, cube: Cube, time_limit: float) -> dict:
         """SAT (with the labels), UNSAT, or split (the line, its labels left, the labels
-        refuted by propagation) after `time_limit` seconds without an answer."""
+        refuted by propagation) after `time_limit` CPU seconds of this thread without an
+        answer (CPU, not wall time: a loaded machine splits the same cubes an idle one does)."""
         began = time.thread_time()
         if len(cube) == len(self.hood.lines):  # nothing left to split on: propagation decides
             time_limit = None
-        result = self.session.solve(self.literals(cube), time_limit, self.phases)
+        result = self.session.solve(self.literals(cube), time_limit, self.phases,
+                                    clock=time.thread_time)
         if result.status == Status.SOLVED:
             model = np.asarray(result.model, dtype=np.int64)
             labels = np.argmax(model[self.lits - 1] > 0, axis=1)

@@ -17,12 +17,11 @@ import numpy as np
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.extras import need
 from ilp_pyramid.formats.lock import hold
-from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.bel.hunt.cluster import (
     LOG_FILE,
     ClusterOutput,
-    check_limits,
     close_client,
+    local_jobs,
     start_client,
 )
 from ilp_pyramid.puzzles.bel.hunt.conquer import (
@@ -72,8 +71,7 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
         began = time.monotonic()
         deadline = None if time_limit is None else began + time_limit
         if scheduler is None:
-            jobs = min(jobs or cores(), cores())
-            check_limits(jobs)
+            jobs = local_jobs(jobs)
         say(f"conquering {len(hood.lines)} lines around {state_dir / BEST_FILE} "
             f"({best.conflicts} repeated cube{'' if best.conflicts == 1 else 's'}), every "
             f"other line kept; record {record.path}")

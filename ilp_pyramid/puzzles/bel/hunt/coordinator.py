@@ -21,12 +21,11 @@ import numpy as np
 from ilp_pyramid.errors import InputError, SolverError, one_line
 from ilp_pyramid.extras import need
 from ilp_pyramid.formats.lock import describe, hold
-from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.bel.hunt.cluster import (
     LOG_FILE,
     ClusterOutput,
-    check_limits,
     close_client,
+    local_jobs,
     start_client,
 )
 from ilp_pyramid.puzzles.bel.hunt.deadline import OVERRUN_SECONDS, Overrun, hard_deadline
@@ -312,8 +311,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
     deadline = None if time_limit is None else hunt.began + time_limit
     base_seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
     if scheduler is None:
-        jobs = min(jobs or cores(), cores())  # one search per core at most on this machine
-        check_limits(jobs)
+        jobs = local_jobs(jobs)
     searches = Searches(hunt, scheduler, jobs)
     output = ClusterOutput(state_dir / LOG_FILE)
     # Not daemonic: a worker may then fork the SAT solver's child, which keeps its time limit.
