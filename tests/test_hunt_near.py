@@ -18,7 +18,7 @@ from ilp_pyramid.puzzles.bel.canonical import canonical, canonical_labels, line_
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.hunt import near as near_module
 from ilp_pyramid.puzzles.bel.hunt.coordinator import Hunt, Listener
-from ilp_pyramid.puzzles.bel.hunt.learn import _assignment, learn, learn_text
+from ilp_pyramid.puzzles.bel.hunt.learn import _assignment, learn, learn_text, shuffled
 from ilp_pyramid.puzzles.bel.hunt.near import (
     NEAR_FILE,
     NearStore,
@@ -213,8 +213,26 @@ def test_learn_aligns_states_a_line_apart_onto_the_first(fixtures, tmp_path):
         form = canonical_labels(6, random_image(6, other, rng))
         store.states[form.tobytes()] = near_module.NearState(6, 1, form, "")
     # canonical forms a line apart may be far apart; moved onto the first they are not
-    assert learn(store, "reference")["unanimous"] == len(labels) - 2
-    assert learn(store, "canonical")["unanimous"] < len(labels) - 2
+    report = learn(store, "reference", draws=3)
+    assert report["unanimous"] == len(labels) - 2
+    assert learn(store, "canonical", draws=0)["unanimous"] < len(labels) - 2
+    # shuffled states of the same shape agree far less: the agreement is not the alignment's
+    low, mean, high = report["chance"]["unanimous"]
+    assert report["chance"]["draws"] == 3 and low <= mean <= high < len(labels) // 2
+    assert report["chance"] == learn(store, "reference", draws=3)["chance"]  # seeded
+    assert "by chance" in learn_text(report)
+
+
+def test_a_shuffled_state_keeps_each_labels_line_lengths():
+    n = 6
+    lengths = np.asarray(pyramid(n).line_lengths)
+    rng = np.random.default_rng(3)
+    labels = rng.integers(11, size=len(lengths)).astype(np.int32)
+    mixed = shuffled(n, labels, rng)
+    assert not np.array_equal(mixed, labels)
+    for length in np.unique(lengths):
+        lines = lengths == length
+        assert sorted(mixed[lines]) == sorted(labels[lines])
 
 
 def test_the_hunt_feeds_the_kept_states(fixtures, tmp_path):
@@ -256,6 +274,7 @@ def test_hunt_near_and_learn_on_the_command_line(cli, fixtures, tmp_path):
     assert data["counts"] == {"1": 1} and set(data["states"][0]["solution"]) == {"Z", "X", "Y"}
     learned = json.loads(cli("hunt", 6, "--state-dir", tmp_path, "--learn", "--json").out)
     assert learned["states"] == 1 and learned["unanimous"] == len(labels)
+    assert learned["chance"] is None  # nothing to compare with one state
     assert cli("hunt", 6, "--state-dir", tmp_path / "none", "--near").code == 2
     assert cli("hunt", 6, "--state-dir", tmp_path, "--near", "--learn").code == 2
 

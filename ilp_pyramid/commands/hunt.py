@@ -83,7 +83,8 @@ def hunt(
     learn_: bool = typer.Option(False, "--learn",
                                 help="Do not hunt: what the kept near-solutions share, line "
                                      "by line (each moved by symmetry and label renaming "
-                                     "onto the first kept state)."),
+                                     "onto the first kept state), beside what shuffled "
+                                     "states agree on by chance."),
     conquer: int = typer.Option(
         None, "--conquer", min=1,
         help="Do not walk: cube-and-conquer the LINES-line neighbourhood of the saved best "

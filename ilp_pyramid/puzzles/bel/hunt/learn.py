@@ -12,6 +12,13 @@ lines so. "reference" (the default): every state is moved onto the first kept st
 lowest count by the image under G and the renaming of labels that make the most lines agree
 (a maximum-weight assignment of labels per image, images tried by an upper bound until none
 can beat the best found); the same three states then agree on all but the lines they differ in.
+
+Agreement is read against chance: the alignment itself makes unrelated states agree on some
+lines (it picks, among the symmetry group's images, 4,096 at N=6, and every renaming of the
+labels, the one agreeing most). `chance` repeats the report with every state but the reference
+shuffled, its labels dealt at random among lines of one length (so each label keeps its line
+lengths, the counting condition), aligned the same way: what agreement unrelated states of the
+same shape reach.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from ilp_pyramid.puzzles.bel.hunt.near import NearStore
 
 ALIGNMENTS = ("reference", "canonical")
 SHOWN = 24  # the lines all agree on that the text names
+CHANCE_DRAWS = 10  # shuffled stores a chance baseline is measured on
+CHANCE_SEED = 0  # the same store always gets the same baseline
 
 
 def _assignment(weight: np.ndarray) -> tuple[float, np.ndarray]:
@@ -87,9 +96,46 @@ def align(n: int, reference: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return rename[rows[best_image]].astype(np.int32)
 
 
-def learn(store: NearStore, alignment: str = "reference") -> dict:
+def shuffled(n: int, labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """`labels` dealt at random among the lines of each length (every label keeps the lengths
+    of its lines)."""
+    lengths = np.asarray(pyramid(n).line_lengths)
+    out = labels.copy()
+    for length in np.unique(lengths):
+        lines = np.flatnonzero(lengths == length)
+        out[lines] = labels[rng.permutation(lines)]
+    return out
+
+
+def _agreement(n: int, forms: list[np.ndarray], alignment: str) -> np.ndarray:
+    """The forms stacked (states x lines), moved onto the first with the reference alignment."""
+    if alignment == "reference":
+        forms = [forms[0]] + [align(n, forms[0], form) for form in forms[1:]]
+    return np.stack(forms)
+
+
+def chance(n: int, forms: list[np.ndarray], alignment: str = "reference",
+           draws: int = CHANCE_DRAWS, seed: int = CHANCE_SEED) -> dict:
+    """Lines all agree on and mean agreement when every state but the first is shuffled:
+    min, mean and max over `draws` shuffled stores."""
+    rng = np.random.default_rng(seed)
+    unanimous, mean = [], []
+    for _ in range(draws):
+        stack = _agreement(n, [forms[0]] + [shuffled(n, f, rng) for f in forms[1:]],
+                           alignment)
+        unanimous.append(int((stack == stack[0]).all(axis=0).sum()))
+        mean.append(float(np.mean([np.unique(column, return_counts=True)[1].max()
+                                   for column in stack.T]) / len(stack)))
+    return {"draws": draws, "unanimous": [min(unanimous), round(float(np.mean(unanimous)), 1),
+                                          max(unanimous)],
+            "mean_agreement": [round(min(mean), 4), round(float(np.mean(mean)), 4),
+                               round(max(mean), 4)]}
+
+
+def learn(store: NearStore, alignment: str = "reference", draws: int = CHANCE_DRAWS) -> dict:
     """Per line: the most common label, the share of kept states holding it, whether all do;
-    with the totals (per family too)."""
+    with the totals (per family too), and the same totals by chance (`chance`, over `draws`
+    shuffled stores; none with fewer than two states or no draws)."""
     if alignment not in ALIGNMENTS:
         raise ValueError(f"unknown alignment {alignment!r}")
     n = store.n
@@ -99,11 +145,10 @@ def learn(store: NearStore, alignment: str = "reference") -> dict:
                     "counts": {str(k): v for k, v in
                                sorted(Counter(s.count for s in states).items())}}
     if not states:
-        return {**result, "lines": [], "unanimous": 0, "mean_agreement": None, "families": {}}
+        return {**result, "lines": [], "unanimous": 0, "mean_agreement": None, "families": {},
+                "chance": None}
     forms = [s.labels for s in states]
-    if alignment == "reference":
-        forms = [forms[0]] + [align(n, forms[0], form) for form in forms[1:]]
-    stack = np.stack(forms)
+    stack = _agreement(n, forms, alignment)
     lines = []
     for i, line in enumerate(pyr.lines):
         values, times = np.unique(stack[:, i], return_counts=True)
@@ -122,7 +167,8 @@ def learn(store: NearStore, alignment: str = "reference") -> dict:
                                 float(np.mean([row["agreement"] for row in mine])), 4)}
     return {**result, "lines": lines, "unanimous": sum(row["unanimous"] for row in lines),
             "mean_agreement": round(float(np.mean([row["agreement"] for row in lines])), 4),
-            "families": families}
+            "families": families,
+            "chance": chance(n, forms, alignment, draws) if len(forms) > 1 and draws else None}
 
 
 def learn_text(report: dict) -> str:
@@ -134,6 +180,12 @@ def learn_text(report: dict) -> str:
            f"{report['alignment']}); "
            f"{report['unanimous']} of {len(report['lines'])} lines agree in all, mean "
            f"agreement {report['mean_agreement']:.2f}"]
+    luck = report.get("chance")
+    if luck:
+        low, mean, high = luck["unanimous"]
+        out.append(f"  by chance (the states but the first shuffled among lines of their "
+                   f"lengths, {luck['draws']} draws): {low}-{high} lines agree in all (mean "
+                   f"{mean:g}), mean agreement {luck['mean_agreement'][1]:.2f}")
     for family, row in report["families"].items():
         out.append(f"  {family}: {row['unanimous']} of {row['lines']} lines agree in all, "
                    f"mean {row['mean_agreement']:.2f}")
