@@ -40,6 +40,7 @@ def test_layout_gives_the_net_the_facelets_and_the_pieces(ui_client):
     covered = [name for piece in layout["pieces"] for name in piece["facelets"]]
     assert len(covered) == len(set(covered)) == 48
     assert "highs" in layout["solvers"] and layout["solver"] == "highs"
+    assert "cadical" in layout["solvers"]  # SAT beside MIP, as on the command line
 
 
 def test_the_example_is_the_generators_cube(ui_client):
@@ -144,11 +145,13 @@ def test_solve_on_an_unfinished_net_says_what_the_live_check_says(ui_client):
         event["result"]["reason"]
 
 
-def test_a_scrambled_cube_solves_to_a_verified_answer_with_moves(ui_client):
+@pytest.mark.parametrize("solver", ["highs", "cadical"])
+def test_a_scrambled_cube_solves_to_a_verified_answer_with_moves(ui_client, solver):
     given = generate(7, 25).state.to_dict()
     started = ui_client.post("/api/sudoku-cube/solve",
-                             json={"faces": given, "solver": "highs", "time_limit": 120})
+                             json={"faces": given, "solver": solver, "time_limit": 120})
     assert started.status_code == 200, started.text
+    assert started.json()["args"][started.json()["args"].index("--solver") + 1] == solver
     assert started.json()["args"][:4] == ["sudoku-cube", "solve", "--moves", "--json"]
     event = done_event(ui_client, started.json()["run"])
     assert event["exit"] == 0, event

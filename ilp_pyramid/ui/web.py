@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ilp_pyramid import parsing
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.ui.runs import DEFAULT_TIME_LIMIT, Run, RunManager
 
@@ -150,6 +151,14 @@ async def start_run(request: Request, args: Sequence[str] | Callable[[int], Sequ
                                     seconds=seconds)
     return JSONResponse({"run": run.id, "args": run.args, "jobs": run.jobs,
                          "time_limit": run.seconds})
+
+
+def page_solvers() -> list[str]:
+    """The solvers a page offers, in the solver table's order: the installed MIP solvers, the
+    SAT solvers by their short names (those with one; the full list is the CLI's), CP-SAT."""
+    sat = [name for name in solvers.names("sat", installed=True)
+           if name not in solvers.names("sat", installed=True, aliases=False)]
+    return [*solvers.names("mip", installed=True), *sat, *solvers.names("cp", installed=True)]
 
 
 def field_int(data: dict, key: str, low: int, high: int, default: int | None = None) -> int:

@@ -38,6 +38,7 @@ from ilp_pyramid.ui.web import (
     field_choice,
     field_int,
     field_text,
+    page_solvers,
     runs,
     session_of,
     start_run,
@@ -73,12 +74,7 @@ def engines() -> dict[str, Engine]:
         if solvers.solver(name).installed:
             out[f"lns+{repair}"] = Engine(f"local search, repairs by {how}",
                                           ("--method", "lns", "--repair", repair), "--jobs")
-    # The SAT solvers by their short names (the full list is the CLI's): the names listed
-    # with aliases that are not there without them.
-    sat = solvers.names("sat", installed=True)
-    short_sat = [n for n in sat if n not in solvers.names("sat", installed=True, aliases=False)]
-    for name in [*solvers.names("mip", installed=True), *short_sat,
-                 *solvers.names("cp", installed=True)]:
+    for name in page_solvers():
         family = solvers.solver(name).family
         out[f"exact:{name}"] = Engine(f"{name} on the whole model",
                                       ("--method", "exact", "--solver", name),

@@ -26,7 +26,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.checks import digit_count_problem
@@ -55,6 +54,7 @@ from ilp_pyramid.ui.web import (
     field_choice,
     field_int,
     field_text,
+    page_solvers,
     start_run,
     time_limit,
     time_limit_args,
@@ -111,8 +111,9 @@ async def layout(_request: Request) -> Response:
 
 
 def _solvers() -> list[str]:
-    """The installed MIP solvers (the solver table's): the grid model is a MIP."""
-    return solvers.names("mip", installed=True)
+    """The installed solvers of the page's list: the grid model goes to a MIP solver as it
+    is, to a SAT solver as CNF (`sudoku-cube solve --solver`)."""
+    return page_solvers()
 
 
 def problems_of(faces: dict[str, list[str]]) -> dict[str, Any]:
