@@ -18,7 +18,14 @@ from ilp_pyramid.puzzles.bel.canonical import canonical, canonical_labels, line_
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.hunt import near as near_module
 from ilp_pyramid.puzzles.bel.hunt.coordinator import Hunt, Listener
-from ilp_pyramid.puzzles.bel.hunt.learn import _assignment, learn, learn_text, shuffled
+from ilp_pyramid.puzzles.bel.hunt.learn import (
+    _assignment,
+    domains,
+    learn,
+    learn_text,
+    shuffled,
+    strategy_gap,
+)
 from ilp_pyramid.puzzles.bel.hunt.near import (
     NEAR_FILE,
     NearStore,
@@ -202,6 +209,37 @@ def test_the_assignment_is_the_best_matching():
         assert sorted(matching) == list(range(5))
 
 
+@pytest.mark.parametrize("name", ["YStep", "ConstructiveBottom", "ZRing"])
+def test_a_strategys_gap_is_the_fewest_lines_off_over_images_and_renamings(name):
+    n = 3
+    k = pyramid(n).num_labels
+    lines, allowed = domains(n, name)
+    group = line_group(n)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        labels = rng.integers(k, size=len(pyramid(n).lines)).astype(np.int32)
+        brute = len(lines)
+        for perm in group:  # every image, every renaming, counted line by line
+            moved = np.empty_like(labels)
+            moved[perm] = labels
+            for rename in itertools.permutations(range(k)):
+                named = np.asarray(rename)[moved[lines]]
+                brute = min(brute, int((~allowed[np.arange(len(lines)), named]).sum()))
+        assert strategy_gap(n, labels, lines, allowed) == brute
+    # a state that keeps the strategy, moved and renamed, is 0 lines off it
+    keeps = rng.integers(k, size=len(pyramid(n).lines)).astype(np.int32)
+    for i, line in enumerate(lines):
+        keeps[line] = np.flatnonzero(allowed[i])[0]
+    assert strategy_gap(n, random_image(n, keeps, rng), lines, allowed) == 0
+
+
+def test_only_strategies_of_one_line_domains_have_a_gap():
+    assert domains(4, "BottomCenter012") is None  # one rule over three lines
+    assert domains(4, "IncreasingXAxis") is None  # an order, no set of labels
+    lines, allowed = domains(4, "YStep")
+    assert len(lines) == 16 and allowed.sum(axis=1).tolist() == [1] * 16  # every Y line
+
+
 def test_learn_aligns_states_a_line_apart_onto_the_first(fixtures, tmp_path):
     labels = one_repeated(fixtures, tmp_path)
     rng = np.random.default_rng(8)
@@ -221,6 +259,8 @@ def test_learn_aligns_states_a_line_apart_onto_the_first(fixtures, tmp_path):
     assert report["chance"]["draws"] == 3 and low <= mean <= high < len(labels) // 2
     assert report["chance"] == learn(store, "reference", draws=3)["chance"]  # seeded
     assert "by chance" in learn_text(report)
+    assert report["hypotheses"]["YStep"]["lines"] == 36 and "YStep (36 lines)" in \
+        learn_text(report)
 
 
 def test_a_shuffled_state_keeps_each_labels_line_lengths():

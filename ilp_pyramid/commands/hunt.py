@@ -84,7 +84,9 @@ def hunt(
                                 help="Do not hunt: what the kept near-solutions share, line "
                                      "by line (each moved by symmetry and label renaming "
                                      "onto the first kept state), beside what shuffled "
-                                     "states agree on by chance."),
+                                     "states agree on by chance; and how many lines each "
+                                     "state is off the hypothesis strategies (YStep, ZRing, "
+                                     "the constructive ones, ...)."),
     conquer: int = typer.Option(
         None, "--conquer", min=1,
         help="Do not walk: cube-and-conquer the LINES-line neighbourhood of the saved best "

@@ -19,6 +19,12 @@ labels, the one agreeing most). `chance` repeats the report with every state but
 shuffled, its labels dealt at random among lines of one length (so each label keeps its line
 lengths, the counting condition), aligned the same way: what agreement unrelated states of the
 same shape reach.
+
+`hypotheses` asks the same of the catalogue's hypothesis strategies (strategies.py) that give
+each of their lines a set of labels (YStep, XStep, ZRing, the constructive ones): the fewest
+of those lines a state leaves outside their sets, under the best image and renaming of
+labels (0: the state satisfies the strategy up to symmetry), for the kept states and for the
+same states shuffled once each.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from numba import njit
 
+from ilp_pyramid.puzzles.bel import strategies
 from ilp_pyramid.puzzles.bel.canonical import images
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.hunt.near import NearStore
@@ -37,19 +45,21 @@ CHANCE_DRAWS = 10  # shuffled stores a chance baseline is measured on
 CHANCE_SEED = 0  # the same store always gets the same baseline
 
 
+@njit(cache=True)
 def _assignment(weight: np.ndarray) -> tuple[float, np.ndarray]:
     """The largest total weight of a matching of the rows to the columns of a square matrix,
-    and the matching (column -> row): the Hungarian method, O(K^3) for K labels."""
+    and the matching (column -> row): the Hungarian method, O(K^3) for K labels (compiled:
+    a strategy's fit runs it for thousands of images a state)."""
     size = weight.shape[0]
     cost = weight.max() - weight  # a minimum-cost assignment of this
     u, v = np.zeros(size + 1), np.zeros(size + 1)
-    match = np.zeros(size + 1, dtype=int)  # column -> row (1-based; 0: none)
+    match = np.zeros(size + 1, dtype=np.int64)  # column -> row (1-based; 0: none)
     for row in range(1, size + 1):
         match[0] = row
         col0 = 0
         least = np.full(size + 1, np.inf)
-        used = np.zeros(size + 1, dtype=bool)
-        way = np.zeros(size + 1, dtype=int)
+        used = np.zeros(size + 1, dtype=np.bool_)
+        way = np.zeros(size + 1, dtype=np.int64)
         while True:
             used[col0] = True
             r0, delta, col1 = match[col0], np.inf, 0
@@ -74,7 +84,10 @@ def _assignment(weight: np.ndarray) -> tuple[float, np.ndarray]:
             match[col0] = match[col1]
             col0 = col1
     rows = match[1:] - 1
-    return float(weight[rows, np.arange(size)].sum()), rows
+    total = 0.0
+    for col in range(size):
+        total += weight[rows[col], col]
+    return total, rows
 
 
 def align(n: int, reference: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -132,6 +145,63 @@ def chance(n: int, forms: list[np.ndarray], alignment: str = "reference",
                                round(max(mean), 4)]}
 
 
+def domains(n: int, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A strategy as (its lines, lines x labels: allowed), when every rule of it is a set of
+    labels for one line; None for any other strategy."""
+    rules = strategies.rules_for(n, [name])
+    if not rules or not all(isinstance(rule, strategies.Allowed) and len(rule.lines) == 1
+                            for rule in rules):
+        return None
+    allowed = np.zeros((len(rules), pyramid(n).num_labels), dtype=bool)
+    for i, rule in enumerate(rules):
+        for (label,) in rule.tuples:
+            allowed[i, label] = True
+    return np.array([rule.lines[0] for rule in rules]), allowed
+
+
+def strategy_gap(n: int, labels: np.ndarray, lines: np.ndarray, allowed: np.ndarray) -> int:
+    """The fewest of `lines` outside their allowed labels over every image of `labels` under
+    G and every renaming of its labels (a minimum-cost assignment per image, the images
+    tried in order of a lower bound until none can beat the best)."""
+    k = allowed.shape[1]
+    rows = images(n, labels)[:, lines].astype(np.int64)
+    count = len(rows)
+    flat = (np.arange(count)[:, None] * k + rows).ravel()
+    outside = (~allowed).astype(np.float64)
+    # cost[g, a, b]: lines of image g with label a that label b is not allowed on
+    cost = np.stack([np.bincount(flat, weights=np.tile(outside[:, b], count),
+                                 minlength=count * k).reshape(count, k)
+                     for b in range(k)], axis=2)
+    bound = np.maximum(cost.min(axis=2).sum(axis=1), cost.min(axis=1).sum(axis=1))
+    best = len(lines)
+    for g in np.argsort(bound, kind="stable"):
+        if bound[g] >= best:
+            break
+        score, _ = _assignment(-cost[g])
+        best = min(best, round(-score))
+    return int(best)
+
+
+def hypotheses(n: int, forms: list[np.ndarray], seed: int = CHANCE_SEED) -> dict:
+    """Per fitting hypothesis strategy: its lines, and min/mean/max of `strategy_gap` over
+    the kept states and over the same states shuffled once each."""
+    rng = np.random.default_rng(seed)
+    mixed = [shuffled(n, form, rng) for form in forms]
+    out = {}
+    for name, strategy in strategies.CATALOGUE.items():
+        fit = domains(n, name) if strategy.kind == "hypothesis" else None
+        if fit is None:
+            continue
+        kept = [strategy_gap(n, form, *fit) for form in forms]
+        luck = [strategy_gap(n, form, *fit) for form in mixed]
+        out[name] = {"lines": len(fit[0]), "kept": _spread(kept), "chance": _spread(luck)}
+    return out
+
+
+def _spread(values: list[int]) -> list[float]:
+    return [min(values), round(float(np.mean(values)), 1), max(values)]
+
+
 def learn(store: NearStore, alignment: str = "reference", draws: int = CHANCE_DRAWS) -> dict:
     """Per line: the most common label, the share of kept states holding it, whether all do;
     with the totals (per family too), and the same totals by chance (`chance`, over `draws`
@@ -146,7 +216,7 @@ def learn(store: NearStore, alignment: str = "reference", draws: int = CHANCE_DR
                                sorted(Counter(s.count for s in states).items())}}
     if not states:
         return {**result, "lines": [], "unanimous": 0, "mean_agreement": None, "families": {},
-                "chance": None}
+                "chance": None, "hypotheses": None}
     forms = [s.labels for s in states]
     stack = _agreement(n, forms, alignment)
     lines = []
@@ -168,7 +238,8 @@ def learn(store: NearStore, alignment: str = "reference", draws: int = CHANCE_DR
     return {**result, "lines": lines, "unanimous": sum(row["unanimous"] for row in lines),
             "mean_agreement": round(float(np.mean([row["agreement"] for row in lines])), 4),
             "families": families,
-            "chance": chance(n, forms, alignment, draws) if len(forms) > 1 and draws else None}
+            "chance": chance(n, forms, alignment, draws) if len(forms) > 1 and draws else None,
+            "hypotheses": hypotheses(n, forms) if draws else None}
 
 
 def learn_text(report: dict) -> str:
@@ -189,6 +260,14 @@ def learn_text(report: dict) -> str:
     for family, row in report["families"].items():
         out.append(f"  {family}: {row['unanimous']} of {row['lines']} lines agree in all, "
                    f"mean {row['mean_agreement']:.2f}")
+    fits = report.get("hypotheses")
+    if fits:
+        out.append("  lines off each hypothesis strategy (best image and renaming; min/mean/"
+                   "max, kept | shuffled):")
+        for name, row in fits.items():
+            kept, luck = row["kept"], row["chance"]
+            out.append(f"    {name} ({row['lines']} lines): {kept[0]:g}/{kept[1]:g}/{kept[2]:g}"
+                       f" | {luck[0]:g}/{luck[1]:g}/{luck[2]:g}")
     agreed = [f"{row['line']}={row['label']}" for row in report["lines"] if row["unanimous"]]
     if agreed and report["states"] > 1:
         more = f" (+{len(agreed) - SHOWN} more: --json)" if len(agreed) > SHOWN else ""
