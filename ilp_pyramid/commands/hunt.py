@@ -30,7 +30,6 @@ from ilp_pyramid.cli_common import (
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
 from ilp_pyramid.puzzles.bel.hunt.conquer_run import ConquerResult, run_conquer
 from ilp_pyramid.puzzles.bel.hunt.coordinator import HuntResult, Listener, run_hunt
-from ilp_pyramid.puzzles.bel.hunt.learn import learn, learn_text
 from ilp_pyramid.puzzles.bel.hunt.near import NEAR_FILE, NearStore, load_near
 from ilp_pyramid.puzzles.bel.hunt.plot import plot_progress
 from ilp_pyramid.puzzles.bel.hunt.state import (
@@ -124,6 +123,9 @@ def hunt(
         if near:
             list_near(store, state_dir, json_out)
         else:
+            # Here: learn's assignment is numba-compiled, which `hunt --help` need not load.
+            from ilp_pyramid.puzzles.bel.hunt.learn import learn, learn_text
+
             report = learn(store)
             if json_out:
                 print_json(report)
