@@ -163,8 +163,13 @@ def strategy_gap(n: int, labels: np.ndarray, lines: np.ndarray, allowed: np.ndar
     """The fewest of `lines` outside their allowed labels over every image of `labels` under
     G and every renaming of its labels (a minimum-cost assignment per image, the images
     tried in order of a lower bound until none can beat the best)."""
+    return _gap(images(n, labels), lines, allowed)
+
+
+def _gap(every_image: np.ndarray, lines: np.ndarray, allowed: np.ndarray) -> int:
+    """`strategy_gap` from the state's images (one row per element of G)."""
     k = allowed.shape[1]
-    rows = images(n, labels)[:, lines].astype(np.int64)
+    rows = every_image[:, lines].astype(np.int64)
     count = len(rows)
     flat = (np.arange(count)[:, None] * k + rows).ravel()
     outside = (~allowed).astype(np.float64)
@@ -186,16 +191,17 @@ def hypotheses(n: int, forms: list[np.ndarray], seed: int = CHANCE_SEED) -> dict
     """Per fitting hypothesis strategy: its lines, and min/mean/max of `strategy_gap` over
     the kept states and over the same states shuffled once each."""
     rng = np.random.default_rng(seed)
-    mixed = [shuffled(n, form, rng) for form in forms]
-    out = {}
-    for name, strategy in strategies.CATALOGUE.items():
-        fit = domains(n, name) if strategy.kind == "hypothesis" else None
-        if fit is None:
-            continue
-        kept = [strategy_gap(n, form, *fit) for form in forms]
-        luck = [strategy_gap(n, form, *fit) for form in mixed]
-        out[name] = {"lines": len(fit[0]), "kept": _spread(kept), "chance": _spread(luck)}
-    return out
+    fits = {name: domains(n, name) for name, strategy in strategies.CATALOGUE.items()
+            if strategy.kind == "hypothesis"}
+    fits = {name: fit for name, fit in fits.items() if fit is not None}
+    kept: dict[str, list[int]] = {name: [] for name in fits}
+    luck: dict[str, list[int]] = {name: [] for name in fits}
+    for form in forms:  # each state's images made once, for every strategy
+        for gaps, rows in ((kept, images(n, form)), (luck, images(n, shuffled(n, form, rng)))):
+            for name, fit in fits.items():
+                gaps[name].append(_gap(rows, *fit))
+    return {name: {"lines": len(fit[0]), "kept": _spread(kept[name]),
+                   "chance": _spread(luck[name])} for name, fit in fits.items()}
 
 
 def _spread(values: list[int]) -> list[float]:
