@@ -21,6 +21,7 @@ from ilp_pyramid.puzzles.bel.hunt.state import (
     BestState,
     load_best,
     meets_counting,
+    read_descents,
     resumable,
     save_best,
 )
@@ -173,8 +174,12 @@ def test_fresh_descents_begin_anew_and_report_only_their_best(monkeypatch):
     monkeypatch.setattr(driver, "solve_lns", spy)
     near_state(6, 1)  # the kernels compiled or loaded before the clock runs
     result = hunt_task(6, 11, [0] * 193, 6.0, "sat", "t", descent=1.0)
-    assert len(result["descent_bests"]) == len(starts) >= 2
-    assert result["conflicts"] == min(result["descent_bests"])
+    bests = [record["best"] for record in result["descents"]]
+    assert len(bests) == len(starts) >= 2
+    assert result["conflicts"] == min(bests)
+    # every descent but the last ran its whole CPU second; the last was cut by the time limit
+    assert [record["full"] for record in result["descents"]][:-1] == [True] * (len(bests) - 1)
+    assert all(record["cpu"] >= 1.0 for record in result["descents"][:-1])
     # every descent from random labels, with its own seed, never from the shared state
     assert all(start is None and shared is None for start, _, shared in starts)
     assert len({seed for _, seed, _ in starts}) == len(starts)
@@ -195,9 +200,14 @@ def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixt
     data = json.loads(result.out)
     assert data["resumed_from"] == 1 and data["conflicts"] == 1
     assert data["descents"] >= 1 and data["moves"] > 0
-    # every descent (the last one cut short by the time limit) ended above the saved state
-    assert sum(data["descent_bests"].values()) == data["descents"]
+    # every full descent ended above the saved state; the last one was cut by the time limit
+    assert sum(data["descent_bests"].values()) == data["descents"] - data["descents_cut"]
+    assert data["descents_cut"] >= 1
     assert all(int(count) > 1 for count in data["descent_bests"])
+    logged = read_descents(tmp_path)  # every descent logged once, as it ended
+    assert sorted(r["seed"] for r in logged) == sorted({r["seed"] for r in logged})
+    assert len(logged) == data["descents"]
+    assert data["descents_on_file"] == data["descent_bests"]
     after = load_best(tmp_path, 6)
     assert np.array_equal(after.labels, before.labels)
     assert after.cpu_seconds > before.cpu_seconds  # the descents' time is counted

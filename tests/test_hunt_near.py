@@ -287,10 +287,9 @@ def test_the_hunt_feeds_the_kept_states(fixtures, tmp_path):
     assert hunt.near_limit is None  # one count kept so far: any state may enter
 
 
-def test_a_new_descent_does_not_hide_the_last_ones_best():
+def reporting_to(sent: list):
+    """A worker's Reporter whose reports land in `sent`."""
     from ilp_pyramid.puzzles.bel.hunt.task import Reporter
-
-    sent = []
 
     class Worker:
         def log_event(self, topic, message):
@@ -298,6 +297,12 @@ def test_a_new_descent_does_not_hide_the_last_ones_best():
 
     reporter = Reporter(5, "t")
     reporter.worker = Worker()
+    return reporter
+
+
+def test_a_new_descent_does_not_hide_the_last_ones_best():
+    sent = []
+    reporter = reporting_to(sent)
     reporter.on_best(30, np.zeros(3), 5)
     reporter.on_best(2, np.ones(3), 5)  # within a second: pending, not sent yet
     reporter.on_best(40, np.zeros(3), 1000008)  # the next descent's first state

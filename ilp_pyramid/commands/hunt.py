@@ -34,9 +34,12 @@ from ilp_pyramid.puzzles.bel.hunt.near import NEAR_FILE, NearStore, load_near
 from ilp_pyramid.puzzles.bel.hunt.plot import plot_progress
 from ilp_pyramid.puzzles.bel.hunt.state import (
     BEST_FILE,
+    DESCENTS_FILE,
     PROGRESS_FILE,
     SOLUTION_FILE,
     BestState,
+    descent_tally,
+    read_descents,
     read_progress,
 )
 from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
@@ -106,8 +109,9 @@ def hunt(
     run fresh descents instead, and only a lower count replaces the saved state). A verified
     solution is written to STATE_DIR/solution.txt (docs/hybrid.md). Every state at the two
     lowest counts seen is kept in STATE_DIR/near.jsonl.gz, once per symmetry class (see
-    --near, --learn; docs/frontier.md). --conquer settles a neighbourhood of the saved state
-    instead of walking.
+    --near, --learn; docs/frontier.md); every fresh descent is logged to
+    STATE_DIR/descents.jsonl as it ends, the rate of reaching each count across hunts.
+    --conquer settles a neighbourhood of the saved state instead of walking.
     Exit codes: 0 solved (or plotted, listed), 1 (--conquer) no solution in the neighbourhood,
     2 bad input, 3 stopped by --time-limit without a solution, 130 interrupted (the best state
     and every settled cube are kept).
@@ -220,9 +224,13 @@ def result_json(result: HuntResult, state_dir: Path) -> dict:
         "jobs": result.jobs,
         "scheduler": result.scheduler,
         "moves": result.moves,
-        "descents": len(result.descent_bests),
-        # best count -> how many fresh descents ended there
-        "descent_bests": {str(k): v for k, v in sorted(Counter(result.descent_bests).items())},
+        "descents": len(result.descents),
+        "descents_cut": sum(not record["full"] for record in result.descents),
+        # best count -> how many of this hunt's full descents ended there
+        "descent_bests": _counts(record["best"] for record in result.descents
+                                 if record["full"]),
+        # the same for every full descent of this budget in DIR/descents.jsonl
+        "descents_on_file": _counts_on_file(result, state_dir),
         "state_dir": str(state_dir),
         "best_file": str(state_dir / BEST_FILE),
         "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
@@ -238,13 +246,35 @@ def print_report(result: HuntResult, state_dir: Path) -> None:
                   f"{(best.hunted_seconds if best else 0) / 60:.1f} min hunted in total "
                   f"({(best.cpu_seconds if best else 0) / 3600:.2f} CPU hours); "
                   f"saved in {state_dir / BEST_FILE}")
-    if result.descent_bests:
-        console.print(f"{len(result.descent_bests)} fresh descents; their best counts: "
-                      + ", ".join(f"{k} x{v}" for k, v in
-                                  sorted(Counter(result.descent_bests).items())))
+    if result.descents:
+        full = [record["best"] for record in result.descents if record["full"]]
+        cut = len(result.descents) - len(full)
+        console.print(f"{len(result.descents)} fresh descents ({cut} cut short by the hunt's "
+                      f"end); the full ones' best counts: {_counts_text(_counts(full))}")
+        on_file = _counts_on_file(result, state_dir)
+        console.print(f"{state_dir / DESCENTS_FILE}: {sum(on_file.values())} full descents of "
+                      f"{result.descents[0]['budget']:g} CPU s; their best counts: "
+                      f"{_counts_text(on_file)}")
     if result.solution_text:
         console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
         console.print(result.solution_text, end="", markup=False)
+
+
+def _counts(bests) -> dict[str, int]:
+    """Best count -> how many descents ended there (JSON keys are strings)."""
+    return {str(k): v for k, v in sorted(Counter(bests).items())}
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "-"
+
+
+def _counts_on_file(result: HuntResult, state_dir: Path) -> dict[str, int]:
+    """Every full descent in DIR/descents.jsonl of this hunt's budget, by best count."""
+    if not result.descents:
+        return {}
+    tally = descent_tally(read_descents(state_dir))
+    return {str(k): v for k, v in tally.get(result.descents[0]["budget"], {}).items()}
 
 
 def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,

@@ -35,6 +35,7 @@ from ilp_pyramid.puzzles.bel.hunt.state import (
     LOCK_FILE,
     BestState,
     load_best,
+    log_descent,
     log_progress,
     resumable,
     save_best,
@@ -91,15 +92,17 @@ class HuntResult:
     jobs: int
     scheduler: str
     moves: int = 0
-    # the best count of every fresh descent run (--descent); empty when the searches walk on
-    descent_bests: list[int] = field(default_factory=list)
+    # every fresh descent of this hunt (--descent), as DIR/descents.jsonl has them; empty when
+    # the searches walk on
+    descents: list[dict] = field(default_factory=list)
     solution_text: str | None = None
 
 
 class Hunt:
     """The workers' reports taken in: the best kept on disk and shared back, the curve
-    (best count against CPU time) logged to DIR/progress.jsonl, and every state at the two
-    lowest counts seen kept in DIR/near.jsonl.gz (near.py)."""
+    (best count against CPU time) logged to DIR/progress.jsonl, every fresh descent logged to
+    DIR/descents.jsonl as it ends, and every state at the two lowest counts seen kept in
+    DIR/near.jsonl.gz (near.py)."""
 
     def __init__(self, n: int, state_dir: Path, best: BestState | None,
                  listener: Listener, by: str = "hunt") -> None:
@@ -118,6 +121,7 @@ class Hunt:
         self.listener = listener
         self.reports: list[dict] = []
         self.solved_labels: np.ndarray | None = None
+        self.descents: dict[int, dict] = {}  # descent seed -> its record, logged once
         self.share = lambda best: None  # set by Searches: hands a new best to the workers
 
     def on_event(self, event) -> None:  # runs in the client's event-loop thread
@@ -130,6 +134,8 @@ class Hunt:
         worker = message.get("seed")
         if "cpu" in message:
             self.cpu[worker] = max(self.cpu.get(worker, 0.0), float(message["cpu"]))
+        if "descent" in message:
+            self.take_descent(message["descent"])
         if "labels" not in message:
             return
         labels = np.asarray(message["labels"], dtype=np.int32)
@@ -146,6 +152,13 @@ class Hunt:
             self.share(self.best)
             self.log(worker)
             self.listener.new_best(self.elapsed(), conflicts, worker)
+
+    def take_descent(self, record: dict) -> None:
+        """A descent's record, logged the first time it comes: by a report as it ends, or in
+        its worker's result (a report the hunt's end overtook)."""
+        if record["seed"] not in self.descents:
+            self.descents[record["seed"]] = record
+            log_descent(self.state_dir, {"n": self.n, **record})
 
     def drain(self) -> None:
         while self.reports:
@@ -202,7 +215,6 @@ class Searches:
         self.client = self.cluster = self.stop = self.shared = None
         self.futures: list = []
         self.moves = 0
-        self.descent_bests: list[int] = []
 
     def connect(self) -> str:
         """Start the local cluster or reach the scheduler; where the searches run."""
@@ -260,7 +272,8 @@ class Searches:
 
     def take(self, result: dict) -> None:
         self.moves += result["moves"]
-        self.descent_bests += result.get("descent_bests", [])
+        for record in result.get("descents", []):
+            self.hunt.take_descent(record)
         self.hunt.take(result)
 
     def close(self) -> None:
@@ -336,7 +349,7 @@ def _run_locked(n: int, state_dir: Path, time_limit: float | None, jobs: int | N
         listener.cluster_wrote(output.lines, output.tracebacks, output.path)
     result = HuntResult(n, "timeout", hunt.best, best.conflicts if best else None,
                         hunt.elapsed(), searches.jobs or 0, scheduler or "local",
-                        searches.moves, descent_bests=searches.descent_bests)
+                        searches.moves, descents=list(hunt.descents.values()))
     if hunt.solved_labels is not None:
         result.status = "solved"
         result.solution_text = save_solution(state_dir, n, hunt.solved_labels)

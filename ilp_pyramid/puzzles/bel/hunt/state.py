@@ -1,10 +1,15 @@
-"""A hunt's state directory: the best state (best.json) and the curve (progress.jsonl).
+"""A hunt's state directory: the best state (best.json), the curve (progress.jsonl) and the
+fresh descents (descents.jsonl).
 
 DIR/best.json = {"n", "conflicts", "solution": {"Z", "X", "Y"}, "hunted_seconds",
 "cpu_seconds"}, written atomically; its count is recomputed when read, never trusted.
 DIR/progress.jsonl: one line per new best (and at least one a minute), the best count against
 the CPU and wall seconds of every hunt on the directory; appended, so a crash cuts at most
 its last line, which `read_progress` skips.
+DIR/descents.jsonl: one line per fresh descent (`hunt --descent`) as it ends: its seed, CPU
+budget and CPU time, best count, moves, and whether it ran its whole budget ("full") or was
+cut short by the hunt's end; appended the same way. Its full descents are the hunt's own
+record of how often a descent reaches each count (`descent_tally`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ BEST_FILE = "best.json"
 LOCK_FILE = "hunt.lock"  # held by the running hunt: pid, host, start (formats/lock.py)
 SOLUTION_FILE = "solution.txt"
 PROGRESS_FILE = "progress.jsonl"
+DESCENTS_FILE = "descents.jsonl"
 
 
 @dataclass
@@ -131,11 +137,39 @@ def log_progress(state_dir: Path, cpu: float, wall: float, best: int,
 
 def read_progress(path: Path) -> list[dict]:
     """The progress lines of a state directory (a torn last line is skipped)."""
+    return _read_lines(path, {"cpu", "best"})
+
+
+def log_descent(state_dir: Path, record: dict) -> None:
+    """One fresh descent's line, with the time it was logged."""
+    append_line(state_dir / DESCENTS_FILE,
+                json.dumps({**record, "time": time.strftime("%Y-%m-%dT%H:%M:%S")}))
+
+
+def read_descents(state_dir: Path) -> list[dict]:
+    """The descents logged in a state directory (none without the file; a torn line is
+    skipped)."""
+    path = state_dir / DESCENTS_FILE
+    return _read_lines(path, {"budget", "best", "full"}) if path.exists() else []
+
+
+def descent_tally(records: list[dict]) -> dict[float, dict[int, int]]:
+    """Full descents only, by CPU budget: best count -> how many ended there. A descent cut
+    short by the hunt's end had less time, so it would understate the rate at its budget."""
+    tally: dict[float, dict[int, int]] = {}
+    for record in records:
+        if record["full"]:
+            bests = tally.setdefault(float(record["budget"]), {})
+            bests[int(record["best"])] = bests.get(int(record["best"]), 0) + 1
+    return {budget: dict(sorted(bests.items())) for budget, bests in sorted(tally.items())}
+
+
+def _read_lines(path: Path, keys: set[str]) -> list[dict]:
     rows = []
     for line in read_text(path).splitlines():
         with contextlib.suppress(json.JSONDecodeError):
             row = json.loads(line)
-            if isinstance(row, dict) and {"cpu", "best"} <= row.keys():
+            if isinstance(row, dict) and keys <= row.keys():
                 rows.append(row)
     return rows
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+import ilp_pyramid
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu
 
 TOPIC = "bel-hunt"
@@ -80,6 +81,11 @@ class Reporter:
         if conflicts == 0 or time.monotonic() - self.clock["report"] >= REPORT_EVERY:
             self.flush()
 
+    def on_descent(self, record: dict) -> None:
+        """A fresh descent has ended: its record goes out at once, with its best state."""
+        self.pending["descent"] = record
+        self.flush()
+
     def should_stop(self) -> bool:
         if self.stopped:
             return True
@@ -115,7 +121,8 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
 
     With `descent` (CPU seconds) the worker runs fresh descents instead: each from random
     labels, restarting near its own best, for `descent` CPU seconds, then the next with
-    another seed; only their best states are reported."""
+    another seed; only their best states are reported, and each descent's record
+    (`_descent_record`) as it ends."""
     # Here, not at the top: the driver loads the numba-compiled search.
     from ilp_pyramid.puzzles.bel.lns.driver import Settings, solve_lns
 
@@ -128,9 +135,15 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
                               should_stop=reporter.should_stop,
                               shared_best=reporter.shared_best)]
     else:
+        records: list[dict] = []
+
+        def ended(record: dict) -> None:
+            records.append(record)
+            reporter.on_descent(record)
+
         outcomes = _fresh_descents(n, repair, time_limit, seed, settings, descent,
                                    reporter.on_best, reporter.should_stop,
-                                   lambda: reporter.stopped)
+                                   lambda: reporter.stopped, ended)
     outcome = min(outcomes, key=lambda o: o.best_conflicts)
     reporter.flush(beat=True)
     return {
@@ -143,16 +156,16 @@ def hunt_task(n: int, seed: int, start: list[int] | None, time_limit: float | No
         "cpu": reporter.cpu(),
         "restarts": sum(o.restarts for o in outcomes),
         "repairs": sum(sum(o.repairs.values()) for o in outcomes),
-        "descent_bests": ([o.best_conflicts for o in outcomes] if descent is not None
-                          else []),
+        "descents": records if descent is not None else [],
     }
 
 
 def _fresh_descents(n: int, repair: str, time_limit: float | None, seed: int, settings,
                     descent: float, on_best: Callable, should_stop: Callable[[], bool],
-                    hunt_stopped: Callable[[], bool]) -> list:
+                    hunt_stopped: Callable[[], bool], ended: Callable[[dict], None]) -> list:
     """Descents from random labels of `descent` CPU seconds each until the hunt stops, its
-    time is up or one solves; each restarts near its own best, not the hunt's."""
+    time is up or one solves; each restarts near its own best, not the hunt's. `ended` gets
+    each descent's record."""
     # Here, not at the top: the driver loads the numba-compiled search.
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
 
@@ -167,6 +180,18 @@ def _fresh_descents(n: int, repair: str, time_limit: float | None, seed: int, se
             on_best=lambda count, labels, s=run_seed: on_best(count, labels, s),
             should_stop=lambda b=began: should_stop() or process_cpu() - b >= descent)
         outcomes.append(outcome)
+        ended(_descent_record(outcome, run_seed, descent, process_cpu() - began,
+                              outcome.status == SOLVED))
         if (outcome.status == SOLVED or hunt_stopped()
                 or (deadline is not None and time.monotonic() >= deadline)):
             return outcomes
+
+
+def _descent_record(outcome, run_seed: int, budget: float, cpu: float, solved: bool) -> dict:
+    """What DIR/descents.jsonl keeps of one descent (hunt/state.py). "full": it ran its whole
+    CPU budget (or solved), so its best count speaks for descents of that budget."""
+    return {"seed": int(run_seed), "budget": float(budget), "cpu": round(cpu, 1),
+            "best": int(outcome.best_conflicts), "moves": int(outcome.moves),
+            "full": bool(solved or cpu >= budget),
+            # the package's version, so that descents of different walks are told apart
+            "version": ilp_pyramid.__version__}

@@ -1,0 +1,86 @@
+"""DIR/descents.jsonl: every fresh descent of a hunt logged as it ends, and its tally."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ilp_pyramid.commands.hunt import print_report, result_json
+from ilp_pyramid.puzzles.bel.hunt.coordinator import Hunt, HuntResult, Listener
+from ilp_pyramid.puzzles.bel.hunt.state import (
+    DESCENTS_FILE,
+    descent_tally,
+    log_descent,
+    read_descents,
+)
+from ilp_pyramid.puzzles.bel.hunt.task import _descent_record
+from tests.test_hunt_near import reporting_to
+
+
+def record(seed: int, best: int, full: bool = True, budget: float = 150.0) -> dict:
+    return {"seed": seed, "budget": budget, "cpu": budget if full else budget / 3,
+            "best": best, "moves": 10, "full": full, "version": "0.3.0"}
+
+
+def test_the_tally_counts_full_descents_of_each_budget_and_skips_a_torn_line(tmp_path):
+    assert read_descents(tmp_path) == []
+    for rec in (record(1, 3), record(2, 2), record(3, 3), record(4, 1, full=False),
+                record(5, 2, budget=60.0)):
+        log_descent(tmp_path, rec)
+    with open(tmp_path / DESCENTS_FILE, "a") as handle:
+        handle.write('{"seed": 6, "budget": 150.0, "be')  # a writer killed mid-line
+    log_descent(tmp_path, record(7, 4))
+    records = read_descents(tmp_path)
+    assert [r["seed"] for r in records] == [1, 2, 3, 4, 5, 7]
+    assert all("time" in r for r in records)
+    # the cut descent (seed 4) had a third of the budget: it does not count at 150 CPU s
+    assert descent_tally(records) == {60.0: {2: 1}, 150.0: {2: 1, 3: 2, 4: 1}}
+
+
+def test_a_descent_is_full_only_when_it_ran_its_budget_or_solved():
+    class Outcome:
+        best_conflicts, moves = 2, 99
+
+    assert _descent_record(Outcome(), 7, 150.0, 150.2, False)["full"]
+    assert not _descent_record(Outcome(), 7, 150.0, 80.0, False)["full"]
+    assert _descent_record(Outcome(), 7, 150.0, 80.0, True)["full"]
+    assert set(_descent_record(Outcome(), 7, 150.0, 1.0, False)) == {
+        "seed", "budget", "cpu", "best", "moves", "full", "version"}
+
+
+def test_a_descent_is_logged_once_whether_its_report_or_its_result_comes_first(tmp_path):
+    hunt = Hunt(6, tmp_path, None, Listener(), by="descent")
+    hunt.take({"seed": 3, "cpu": 150.0, "descent": record(3, 2)})
+    hunt.take_descent(record(3, 2))  # the same descent again, in its worker's result
+    hunt.take_descent(record(1000006, 4, full=False))  # its report overtaken by the end
+    assert [r["seed"] for r in read_descents(tmp_path)] == [3, 1000006]
+    assert all(r["n"] == 6 for r in read_descents(tmp_path))
+
+
+def test_the_reporter_sends_a_descents_record_at_once_with_its_best_state():
+    sent = []
+    reporter = reporting_to(sent)
+    reporter.on_best(30, np.zeros(3), 5)
+    reporter.on_best(2, np.ones(3), 5)  # within a second: pending, not sent yet
+    reporter.on_descent(record(5, 2))
+    assert sent[-1]["descent"]["seed"] == 5 and sent[-1]["conflicts"] == 2
+
+
+def test_the_report_tells_full_and_cut_descents_apart(tmp_path, capsys):
+    for rec in (record(1, 1), record(2, 3)):  # an earlier hunt's
+        log_descent(tmp_path, rec)
+    mine = [record(10, 2), record(11, 3), record(12, 5, full=False)]
+    for rec in mine:
+        log_descent(tmp_path, rec)
+    result = HuntResult(6, "timeout", None, None, 10.0, 2, "local", 5, descents=mine)
+    data = result_json(result, tmp_path)
+    assert data["descents"] == 3 and data["descents_cut"] == 1
+    assert data["descent_bests"] == {"2": 1, "3": 1}
+    assert data["descents_on_file"] == {"1": 1, "2": 1, "3": 2}
+    json.dumps(data)
+    print_report(result, tmp_path)
+    out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
+    assert "3 fresh descents (1 cut short by the hunt's end)" in out
+    assert "best counts: 2 x1, 3 x1" in out
+    assert "4 full descents of 150 CPU s; their best counts: 1 x1, 2 x1, 3 x2" in out
