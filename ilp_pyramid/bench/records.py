@@ -29,7 +29,7 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ilp_pyramid import __version__
+import ilp_pyramid
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
@@ -57,7 +57,9 @@ Warn = Callable[[str], None]
 @functools.cache
 def machine_facts() -> dict:
     return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
-            "python": platform.python_version(), "package_version": __version__}
+            # read here, not imported at the top: the version costs importlib.metadata
+            # (about 14 ms), which every command that loads the bench would pay
+            "python": platform.python_version(), "package_version": ilp_pyramid.__version__}
 
 
 def load_average() -> list[float] | None:
