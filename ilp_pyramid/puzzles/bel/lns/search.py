@@ -202,6 +202,8 @@ def _delta(i, q, j, j2, p, geom, state):
     touched = state[14]
     delta = 0
     m = 0
+    # The count update is written out in both branches: as a shared inline helper the walk
+    # was 2% slower, the same walk (median of 20 paired runs, 2026-11-28).
     if j < 0 and j2 < 0:  # one line alone (every move of the N=6 walk): no cell is shared
         for t in range(line_start[i], line_start[i + 1]):
             u = _ix(t)
