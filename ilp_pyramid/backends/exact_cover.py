@@ -108,6 +108,38 @@ def _uncover(c, L, R, U, D, C, S):
     R[L[c]] = c
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _cover_rest(r, L, R, U, D, C, S):
+    """Cover the items of row node r's row other than r's own, left to right."""
+    j = R[r]
+    while j != r:
+        _cover(C[j], L, R, U, D, C, S)
+        j = R[j]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _uncover_rest(r, L, R, U, D, C, S):
+    """Undo `_cover_rest(r)`: right to left, the reverse order."""
+    j = L[r]
+    while j != r:
+        _uncover(C[j], L, R, U, D, C, S)
+        j = L[j]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fewest(R, S):
+    """The primary item with the fewest rows left (Knuth's S heuristic), and that number."""
+    c = R[0]
+    best = S[c]
+    j = R[c]
+    while j != 0 and best > 1:
+        if S[j] < best:
+            best = S[j]
+            c = j
+        j = R[j]
+    return c, best
+
+
 @njit(cache=True, nogil=True)
 def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
     """Run Algorithm X from the state in `st` for at most `max_nodes` nodes.
@@ -148,25 +180,14 @@ def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
                 st[_NODES] += nodes
                 return _BUDGET
             nodes += 1
-            # The primary item with the fewest rows left (Knuth's S heuristic).
-            c = R[0]
-            best = S[c]
-            j = R[c]
-            while j != 0 and best > 1:
-                if S[j] < best:
-                    best = S[j]
-                    c = j
-                j = R[j]
+            c, best = _fewest(R, S)
             if best == 0:
                 mode = _BACKTRACK
                 continue
             _cover(c, L, R, U, D, C, S)
             r = D[c]
             path[k] = r
-            j = R[r]
-            while j != r:
-                _cover(C[j], L, R, U, D, C, S)
-                j = R[j]
+            _cover_rest(r, L, R, U, D, C, S)
             k += 1
         else:
             if k == base:
@@ -177,19 +198,13 @@ def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
             k -= 1
             r = path[k]
             c = C[r]
-            j = L[r]
-            while j != r:
-                _uncover(C[j], L, R, U, D, C, S)
-                j = L[j]
+            _uncover_rest(r, L, R, U, D, C, S)
             r = D[r]
             if r == c:
                 _uncover(c, L, R, U, D, C, S)
                 continue
             path[k] = r
-            j = R[r]
-            while j != r:
-                _cover(C[j], L, R, U, D, C, S)
-                j = R[j]
+            _cover_rest(r, L, R, U, D, C, S)
             k += 1
             mode = _ENTER
 
@@ -198,10 +213,7 @@ def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
 def _select(r, L, R, U, D, C, S):
     """Commit row node `r` for good (its item and every other item of the row get covered)."""
     _cover(C[r], L, R, U, D, C, S)
-    j = R[r]
-    while j != r:
-        _cover(C[j], L, R, U, D, C, S)
-        j = R[j]
+    _cover_rest(r, L, R, U, D, C, S)
 
 
 @njit(cache=True, nogil=True)
@@ -223,24 +235,14 @@ def _split(L, R, U, D, C, S, ROW, path, depth, out):
                 n += 1
                 mode = _BACKTRACK
                 continue
-            c = R[0]
-            best = S[c]
-            j = R[c]
-            while j != 0 and best > 1:
-                if S[j] < best:
-                    best = S[j]
-                    c = j
-                j = R[j]
+            c, best = _fewest(R, S)
             if best == 0:
                 mode = _BACKTRACK
                 continue
             _cover(c, L, R, U, D, C, S)
             r = D[c]
             path[k] = r
-            j = R[r]
-            while j != r:
-                _cover(C[j], L, R, U, D, C, S)
-                j = R[j]
+            _cover_rest(r, L, R, U, D, C, S)
             k += 1
         else:
             if k == 0:
@@ -248,19 +250,13 @@ def _split(L, R, U, D, C, S, ROW, path, depth, out):
             k -= 1
             r = path[k]
             c = C[r]
-            j = L[r]
-            while j != r:
-                _uncover(C[j], L, R, U, D, C, S)
-                j = L[j]
+            _uncover_rest(r, L, R, U, D, C, S)
             r = D[r]
             if r == c:
                 _uncover(c, L, R, U, D, C, S)
                 continue
             path[k] = r
-            j = R[r]
-            while j != r:
-                _cover(C[j], L, R, U, D, C, S)
-                j = R[j]
+            _cover_rest(r, L, R, U, D, C, S)
             k += 1
             mode = _ENTER
 
