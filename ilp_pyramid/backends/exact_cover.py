@@ -127,6 +127,31 @@ def _uncover_rest(r, L, R, U, D, C, S):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _descend(c, k, path, L, R, U, D, C, S):
+    """Level k branches on item c: c covered, its first row taken (path[k]) and covered."""
+    _cover(c, L, R, U, D, C, S)
+    r = D[c]
+    path[k] = r
+    _cover_rest(r, L, R, U, D, C, S)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_row(k, path, L, R, U, D, C, S):
+    """Level k's row given up for the next row of its item: True when there was one (now
+    path[k], covered); False when the item's rows are used up (the item uncovered again)."""
+    r = path[k]
+    c = C[r]
+    _uncover_rest(r, L, R, U, D, C, S)
+    r = D[r]
+    if r == c:
+        _uncover(c, L, R, U, D, C, S)
+        return False
+    path[k] = r
+    _cover_rest(r, L, R, U, D, C, S)
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _fewest(R, S):
     """The primary item with the fewest rows left (Knuth's S heuristic), and that number."""
     c = R[0]
@@ -184,10 +209,7 @@ def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
             if best == 0:
                 mode = _BACKTRACK
                 continue
-            _cover(c, L, R, U, D, C, S)
-            r = D[c]
-            path[k] = r
-            _cover_rest(r, L, R, U, D, C, S)
+            _descend(c, k, path, L, R, U, D, C, S)
             k += 1
         else:
             if k == base:
@@ -196,17 +218,9 @@ def _search(L, R, U, D, C, S, ROW, path, st, buf, max_nodes, stop_after, store):
                 st[_NODES] += nodes
                 return _EXHAUSTED
             k -= 1
-            r = path[k]
-            c = C[r]
-            _uncover_rest(r, L, R, U, D, C, S)
-            r = D[r]
-            if r == c:
-                _uncover(c, L, R, U, D, C, S)
-                continue
-            path[k] = r
-            _cover_rest(r, L, R, U, D, C, S)
-            k += 1
-            mode = _ENTER
+            if _next_row(k, path, L, R, U, D, C, S):
+                k += 1
+                mode = _ENTER
 
 
 @njit(cache=True, nogil=True)
@@ -239,26 +253,15 @@ def _split(L, R, U, D, C, S, ROW, path, depth, out):
             if best == 0:
                 mode = _BACKTRACK
                 continue
-            _cover(c, L, R, U, D, C, S)
-            r = D[c]
-            path[k] = r
-            _cover_rest(r, L, R, U, D, C, S)
+            _descend(c, k, path, L, R, U, D, C, S)
             k += 1
         else:
             if k == 0:
                 return n
             k -= 1
-            r = path[k]
-            c = C[r]
-            _uncover_rest(r, L, R, U, D, C, S)
-            r = D[r]
-            if r == c:
-                _uncover(c, L, R, U, D, C, S)
-                continue
-            path[k] = r
-            _cover_rest(r, L, R, U, D, C, S)
-            k += 1
-            mode = _ENTER
+            if _next_row(k, path, L, R, U, D, C, S):
+                k += 1
+                mode = _ENTER
 
 
 @dataclass
