@@ -120,16 +120,16 @@ def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle) -> list[str
             continue
         command = make(puzzle)
         if not callable(getattr(puzzle, "generate", None)):
-            command = _without(command, _GENERATOR_OPTIONS)
+            command = without(command, _GENERATOR_OPTIONS)
         app.command(name)(command)
         added.append(name)
     return added
 
 
-def _without(func: Callable, names: tuple[str, ...], fixed: dict | None = None) -> Callable:
+def without(func: Callable, names: tuple[str, ...], fixed: dict | None = None) -> Callable:
     """`func` with the parameters `names` hidden from the command line (their defaults
     passed, or the values in `fixed`): a puzzle that does not generate gets no --generate to
-    misread."""
+    misread, a command gets another's options but those it has no use for."""
     signature = inspect.signature(func, eval_str=True)
     dropped = {n: p.default for n, p in signature.parameters.items() if n in names}
     if not dropped:
@@ -490,7 +490,7 @@ def _bench_command(puzzle: protocol.Puzzle) -> Callable:
     """`ilp-pyramid bench --puzzle NAME` as this group's `bench`: the one bench, its options
     but the ones that name what to run."""
 
-    command = _without(bench, ("puzzle", "command", "external", "solved_if"),
+    command = without(bench, ("puzzle", "command", "external", "solved_if"),
                        fixed={"puzzle": puzzle.name})
     command.__doc__ = (f"Time {puzzle.name}'s bench grid: its cases x solvers x repeats, each "
                        f"run in its own process (ilp-pyramid bench --puzzle {puzzle.name}; "

@@ -5,8 +5,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.errors import Interrupted
 
 
 def _living() -> dict[int, list[str]]:
@@ -57,6 +63,24 @@ def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
     child.send_signal(signum)
     code = child.wait(wait)
     return code, time.perf_counter() - sent
+
+
+def interrupted(solve: Callable[[], object], signum: int, after: float = 0.5
+                ) -> tuple[int, float, set[int]]:
+    """Run `solve()` in this process and send the process `signum` `after` seconds in: the
+    exit code of the `Interrupted` it must raise, the seconds until it did, and the children
+    it left alive."""
+    before = descendants(os.getpid())
+    timer = threading.Timer(after, os.kill, (os.getpid(), signum))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(Interrupted) as caught:
+            solve()
+    finally:
+        timer.cancel()
+    took = time.perf_counter() - start
+    return caught.value.exit_code, took, alive(descendants(os.getpid()) - before)
 
 
 def session_members(sid: int) -> set[int]:

@@ -77,39 +77,25 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
     """The optimum of hard + equally weighted soft clauses by SAT-UNSAT linear search with
     `solver` (python-sat's `solver.plugin`). The SAT backend's door (sat.run) passes the
     hard clauses in its seeded order (`sat.shuffled`)."""
-    import multiprocessing
-
     import pysat.card  # noqa: F401 - loaded here: the child imports nothing new
     import pysat.solvers  # noqa: F401
 
     weight = unit_weight(weights)
-    context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
-    receiver, sender = context.Pipe(duplex=False)
-    args = (hard, soft, solver.plugin, sender)
-    child = context.Process(target=_child, args=args, daemon=True)
-    start = time.perf_counter()
     best: tuple[list[int], int] | None = None
-    try:
-        with process.interruptible():
-            child.start()
-            sender.close()
-            while True:
-                if not process.wait_for_answer(receiver, start, options):
-                    return _stopped(solver, best, weight, start, options)
-                try:
-                    outcome, payload = receiver.recv()
-                except EOFError:
-                    child.join(process.KILL_GRACE)
-                    return Result(solver.name, Status.ERROR, time.perf_counter() - start,
-                                  message=f"the SAT process ended without an answer (exit "
-                                          f"code {child.exitcode})")
-                if outcome != "model":
-                    break
-                best = payload
-    finally:
-        process.reap(child)
-        receiver.close()
-    seconds = time.perf_counter() - start
+    with process.forked(_child, (hard, soft, solver.plugin)) as child:
+        while True:
+            answer = child.answer(options)
+            if answer is None:
+                return _stopped(solver, best, weight, child.start, options)
+            outcome, payload = answer
+            if outcome == process.ENDED:
+                return Result(solver.name, Status.ERROR, child.seconds(),
+                              message=f"the SAT process ended without an answer (exit "
+                                      f"code {payload})")
+            if outcome != "model":
+                break
+            best = payload
+    seconds = child.seconds()
     if outcome == "optimum" and best is not None:
         model, cost = best
         return Result(solver.name, Status.SOLVED, seconds, model=model,

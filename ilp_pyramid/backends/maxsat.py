@@ -54,35 +54,22 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
           options: SolveOptions) -> Result:
     """The optimum of hard + weighted soft clauses; `solver.plugin` names RC2's SAT oracle
     (python-sat's name), `options.extra["oracle"]` another one."""
-    import multiprocessing
-
     import pysat.examples.rc2  # noqa: F401 - loaded here: the child imports nothing new
 
     oracle = options.extra.get("oracle", solver.plugin)
-    context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
-    receiver, sender = context.Pipe(duplex=False)
-    args = (shuffled(hard, options.seed), soft, weights, oracle, options.verbose, sender)
-    child = context.Process(target=_child, args=args, daemon=True)
-    start = time.perf_counter()
-    try:
-        with process.interruptible():
-            child.start()
-            sender.close()
-            if not process.wait_for_answer(receiver, start, options):
-                return Result(solver.name, Status.TIMEOUT, time.perf_counter() - start,
-                              message=f"no optimum within {options.time_limit:g} s; "
-                                      f"solver stopped")
-            try:
-                outcome, payload = receiver.recv()
-            except EOFError:
-                child.join(process.KILL_GRACE)
-                return Result(solver.name, Status.ERROR, time.perf_counter() - start,
-                              message=f"the MaxSAT process ended without an answer (exit "
-                                      f"code {child.exitcode})")
-    finally:
-        process.reap(child)
-        receiver.close()
-    seconds = time.perf_counter() - start
+    args = (shuffled(hard, options.seed), soft, weights, oracle, options.verbose)
+    with process.forked(_child, args) as child:
+        answer = child.answer(options)
+        if answer is None:
+            return Result(solver.name, Status.TIMEOUT, child.seconds(),
+                          message=f"no optimum within {options.time_limit:g} s; "
+                                  f"solver stopped")
+        outcome, payload = answer
+        if outcome == process.ENDED:
+            return Result(solver.name, Status.ERROR, child.seconds(),
+                          message=f"the MaxSAT process ended without an answer (exit "
+                                  f"code {payload})")
+    seconds = child.seconds()
     if outcome == "optimum":
         model, cost = payload
         return Result(solver.name, Status.SOLVED, seconds, model=model, objective=cost)

@@ -12,6 +12,7 @@ Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
   `errors.Interrupted` (a KeyboardInterrupt carrying exit code 130 or 143) in the main thread,
   so the backend's own cleanup (`finally: stop(child)`, HiGHS's cancel) runs before the
   interrupt reaches the CLI. Outside it the process's own handlers apply.
+- `forked()` runs a solve in a forked child that answers on a pipe, and reaps it.
 - `native_output()` is held while native solver code runs in this process: file descriptor 1
   points at /dev/null (or at stderr, for a log the user asked for), so nothing a C library
   prints reaches the package's stdout (highspy 1.16 prints a banner when a `Highs` object is
@@ -28,8 +29,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.errors import Interrupted
 
@@ -250,6 +252,56 @@ def wait_for_answer(receiver: Connection, start: float, options: SolveOptions) -
 
 # Time a killed solver child gets to be reaped.
 KILL_GRACE = 0.5
+# What `ForkedSolver.answer` gives for a child that ended without a message: (ENDED, its exit
+# code). No child sends it.
+ENDED = "ended"
+
+
+@dataclass
+class ForkedSolver:
+    """A solver child `forked` started, the end of its pipe this process reads, and when it
+    started."""
+
+    child: multiprocessing.process.BaseProcess
+    receiver: Connection
+    start: float
+
+    def answer(self, options: SolveOptions) -> tuple[str, Any] | None:
+        """The child's next message, (outcome, payload); None if `options.time_limit`
+        (counted from `start`) passed first; (ENDED, exit code) if the child ended without
+        one."""
+        if not wait_for_answer(self.receiver, self.start, options):
+            return None
+        try:
+            return self.receiver.recv()
+        except EOFError:
+            self.child.join(KILL_GRACE)
+            return ENDED, self.child.exitcode
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+
+@contextlib.contextmanager
+def forked(target: Callable[..., None], args: tuple) -> Iterator[ForkedSolver]:
+    """`target(*args, sender)` in a forked child (it inherits `args`, no copy), `sender` the
+    end of a one-way pipe it answers on: the SAT, MaxSAT and linear search backends' solve.
+    While held, SIGINT and SIGTERM raise `Interrupted` (`interruptible`); on leaving, the
+    child is killed if it still runs, and reaped."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=target, args=(*args, sender), daemon=True)
+    start = time.perf_counter()
+    try:
+        with interruptible():
+            child.start()
+            sender.close()
+            yield ForkedSolver(child, receiver, start)
+    finally:
+        reap(child)
+        receiver.close()
 
 
 def reap(child: multiprocessing.process.BaseProcess) -> None:

@@ -83,32 +83,17 @@ def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
         return cpsat.solve_clauses(clauses, options)
     if len(clauses) <= IN_PROCESS_CLAUSES and not real.startswith(_NO_BUDGET):
         return _solve_here(clauses, solver, real, options)
-    import multiprocessing
-
     import pysat.solvers  # noqa: F401 - imported here, not in the child (see _child)
 
-    context = multiprocessing.get_context("fork")  # the child inherits the clauses, no copy
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(real, clauses, options, sender), daemon=True)
-    start = time.perf_counter()
-    try:
-        with process.interruptible():
-            child.start()
-            sender.close()
-            if not process.wait_for_answer(receiver, start, options):
-                return Result(solver, Status.TIMEOUT, time.perf_counter() - start,
-                              message=f"no answer within {options.time_limit:g} s; solver "
-                                      f"stopped")
-            try:
-                outcome, payload = receiver.recv()
-            except EOFError:
-                child.join(process.KILL_GRACE)
-                return Result(solver, Status.ERROR, time.perf_counter() - start,
-                              message=_death(child.exitcode))
-    finally:
-        process.reap(child)
-        receiver.close()
-    seconds = time.perf_counter() - start
+    with process.forked(_child, (real, clauses, options)) as child:
+        answer = child.answer(options)
+        if answer is None:
+            return Result(solver, Status.TIMEOUT, child.seconds(),
+                          message=f"no answer within {options.time_limit:g} s; solver stopped")
+        outcome, payload = answer
+        if outcome == process.ENDED:
+            return Result(solver, Status.ERROR, child.seconds(), message=_death(payload))
+    seconds = child.seconds()
     if outcome == "sat":
         return Result(solver, Status.SOLVED, seconds, model=payload)
     if outcome == "unsat":

@@ -41,13 +41,9 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
+from ilp_pyramid.puzzles.sudoku_cube import checks
 from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases
-from ilp_pyramid.puzzles.sudoku_cube.checks import (
-    DEFAULT_PARITY,
-    NOT_TURNABLE,
-    PARITY_MODES,
-    RULES,
-)
+from ilp_pyramid.puzzles.sudoku_cube.checks import DEFAULT_PARITY, NOT_TURNABLE, RULES
 from ilp_pyramid.puzzles.sudoku_cube.generate import BREAKS, DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.puzzle import PUZZLE, Cube
 from ilp_pyramid.puzzles.sudoku_cube.render import png_bytes
@@ -101,8 +97,10 @@ def symmetric_digits(values: list[str] | None) -> frozenset[int]:
 
 
 def check_parity(parity: str) -> None:
-    if parity not in PARITY_MODES:
-        fail(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
+    try:
+        checks.check_parity(parity)
+    except InputError as exc:
+        fail(str(exc))
 
 
 def check_choices(solver: str, parity: str) -> None:

@@ -137,17 +137,8 @@ def _write_png(path: Path, _views: Views, result: protocol.Result) -> None:
         save(path, result.render("png"))
 
 
-def _export_options(
-    spec: str | None = SpecArg,
-    number: str | None = NumberOpt,
-    top: str | None = TopOpt,
-    front: str | None = FrontOpt,
-    side: str | None = SideOpt,
-    n: int | None = SizeOpt,
-    generate: int | None = GenerateOpt,
-) -> puzzle_cli.Call:
-    return puzzle_cli.Call(instance=load_views(spec, number, top, front, side, n, generate))
-
+# The same views options; export reads only the instance of the Call (not the check, no PNG).
+_export_options = puzzle_cli.without(_solve_options, ("check", "png"))
 
 app.command("solve")(puzzle_cli.solve_command(
     PUZZLE, _solve_options, hide=HIDDEN, solver_help=SOLVER_HELP,

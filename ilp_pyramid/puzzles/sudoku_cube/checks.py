@@ -19,9 +19,10 @@ Light to import: no PuLP, no solver.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 
+from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
 RULES = ("twist", "flip", "parity", "centres")
@@ -33,6 +34,20 @@ DEFAULT_SYMMETRIC = frozenset({1})
 
 NOT_TURNABLE = "not_turnable"
 NO_GRID = "no_grid"
+
+
+def known_rules(rules: Iterable[str]) -> frozenset[str]:
+    """`rules` as a set, every one of RULES (an InputError names those that are not)."""
+    rules = frozenset(rules)
+    if not rules <= set(RULES):
+        raise InputError(f"unknown rules {sorted(rules - set(RULES))} (known: {', '.join(RULES)})")
+    return rules
+
+
+def check_parity(parity: str) -> None:
+    """An InputError unless `parity` is one of PARITY_MODES."""
+    if parity not in PARITY_MODES:
+        raise InputError(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
 
 
 def digit_count_problem(state: CubeState) -> str:

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
     DEFAULT_PARITY,
     DEFAULT_SYMMETRIC,
-    PARITY_MODES,
     PARITY_RULES,
     RULES,
+    check_parity,
+    known_rules,
 )
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     FACES,
@@ -50,7 +50,13 @@ from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     edge_placements,
     geometry,
 )
-from ilp_pyramid.puzzles.sudoku_cube.model import Grid, raise_no_digit
+from ilp_pyramid.puzzles.sudoku_cube.model import (
+    Grid,
+    chosen_grid,
+    cut_choices,
+    landed,
+    raise_no_digit,
+)
 from ilp_pyramid.puzzles.sudoku_cube.state import CubeState
 
 Clause = list[int]
@@ -92,30 +98,12 @@ class CubeCnf:
         """The grid of a SAT answer's model, its true literals (`answer`: a backend's
         Result)."""
         true = {lit for lit in answer.model or () if lit > 0}
-
-        def chosen(var: Mapping, what: str) -> dict:
-            out: dict = {}
-            for key, v in var.items():
-                if v in true:
-                    if key[0] in out:
-                        raise InputError(f"solution places {what} {key[0]} twice")
-                    out[key[0]] = key[1:] if len(key) == 3 else key[1]
-            return out
-
-        grid = Grid(chosen(self.corner_vars, "corner"), chosen(self.edge_vars, "edge"),
-                    chosen(self.centre_vars, "centre"), chosen(self.direction_vars, "face"))
-        if (len(grid.corners), len(grid.edges), len(grid.centres), len(grid.directions)) != (
-                8, 12, 6, 6):
-            raise InputError("solution leaves a piece, centre or face direction unset")
-        return grid
+        return chosen_grid(self, true.__contains__)
 
     def add_parity_cut(self, corners: Mapping[int, int], edges: Mapping[int, int],
                        centres: Mapping[int, int] | None) -> None:
         """Forbid this corner and edge permutation (and, if given, these centre turns)."""
-        clause = [-self.corner_at[i, j] for i, j in corners.items()]
-        clause += [-self.edge_at[i, j] for i, j in edges.items()]
-        if centres is not None:
-            clause += [-self.centre_vars[c, r] for c, r in centres.items()]
+        clause = [-v for v in cut_choices(self, corners, edges, centres)]
         self.cuts += 1
         self.clauses.append(clause)
 
@@ -170,11 +158,8 @@ def build_cnf(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
               parity: str = DEFAULT_PARITY, rules: Iterable[str] = RULES) -> CubeCnf:
     """The grid's CNF for `state` with the turning invariants in `rules` (() for none: the
     seed's model); NoGrid (an InputError) for a face that can never show a digit."""
-    rules = frozenset(rules)
-    if not rules <= set(RULES):
-        raise InputError(f"unknown rules {sorted(rules - set(RULES))} (known: {', '.join(RULES)})")
-    if parity not in PARITY_MODES:
-        raise InputError(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
+    rules = known_rules(rules)
+    check_parity(parity)
     start = time.perf_counter()
     symmetric = frozenset(symmetric) | DEFAULT_SYMMETRIC
     geo = geometry()
@@ -191,18 +176,7 @@ def build_cnf(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
         pool.exactly_one([z[k, r] for r in range(4)])
         pool.exactly_one([w[k, d] for d in range(4)])
 
-    stickers = state.stickers
-    landing: list[list[tuple[int, int, int]]] = [[] for _ in range(NUM_FACELETS)]
-    for table, var in ((corners, c), (edges, e)):
-        for key, placement in table.items():
-            for a, b, turn in placement.moves:
-                digit, direction = stickers[a]
-                landing[b].append((var[key], digit, (direction + turn) % 4))
-    for k, b in enumerate(geo.centres):
-        digit, direction = stickers[b]
-        for r in range(4):
-            landing[b].append((z[k, r], digit, (direction + r) % 4))
-
+    landing = landed(state, c, e, z)
     shown: dict[tuple[int, int], int] = {}
     for b in range(NUM_FACELETS):
         for g in sorted({digit for _, digit, _ in landing[b]}):

@@ -42,7 +42,7 @@ The same rules as CNF, for SAT solvers, are cnf.py's (upright: the "imply" form 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -54,9 +54,10 @@ from ilp_pyramid.mip_model import ModelSize
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
     DEFAULT_PARITY,
     DEFAULT_SYMMETRIC,
-    PARITY_MODES,
     PARITY_RULES,
     RULES,
+    check_parity,
+    known_rules,
 )
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     FACES,
@@ -100,10 +101,7 @@ class CubeModel(ModelSize):
     def add_parity_cut(self, corners: Mapping[int, int], edges: Mapping[int, int],
                        centres: Mapping[int, int] | None) -> None:
         """Forbid this corner and edge permutation (and, if given, these centre turns)."""
-        terms = [(self.corner_at[i, j], 1) for i, j in corners.items()]
-        terms += [(self.edge_at[i, j], 1) for i, j in edges.items()]
-        if centres is not None:
-            terms += [(self.centre_vars[c, r], 1) for c, r in centres.items()]
+        terms = [(v, 1) for v in cut_choices(self, corners, edges, centres)]
         self.cuts += 1
         _constrain(self.problem, terms, pulp.LpConstraintLE, len(terms) - 1,
                    f"parity_cut_{self.cuts}")
@@ -138,14 +136,11 @@ def build_model(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
                 upright: str = DEFAULT_UPRIGHT) -> CubeModel:
     """The grid model for `state` with the turning invariants in `rules` (() for none: the
     seed's model, which may answer a grid that only a screwdriver reaches)."""
-    rules = frozenset(rules)
-    if not rules <= set(RULES):
-        raise InputError(f"unknown rules {sorted(rules - set(RULES))} (known: {', '.join(RULES)})")
+    rules = known_rules(rules)
     if upright not in UPRIGHT_FORMS:
         raise InputError(f"unknown upright form {upright!r} (choose from "
                          f"{', '.join(UPRIGHT_FORMS)})")
-    if parity not in PARITY_MODES:
-        raise InputError(f"unknown parity mode {parity!r} (choose from {', '.join(PARITY_MODES)})")
+    check_parity(parity)
     start = time.perf_counter()
     symmetric = frozenset(symmetric) | DEFAULT_SYMMETRIC
     geo = geometry()
@@ -168,20 +163,7 @@ def build_model(state: CubeState, symmetric: Iterable[int] = DEFAULT_SYMMETRIC,
         _equal(problem, ((z[k, r], 1) for r in range(4)), 1, f"centre_{face}")
         _equal(problem, ((w[k, d], 1) for d in range(4)), 1, f"direction_{face}")
 
-    # What lands on each facelet: (variable, digit, direction) for every choice that puts a
-    # sticker there, computed once from the placement tables.
-    stickers = state.stickers
-    landing: list[list[tuple[pulp.LpVariable, int, int]]] = [[] for _ in range(NUM_FACELETS)]
-    for table, var in ((corners, c), (edges, e)):
-        for key, placement in table.items():
-            for a, b, turn in placement.moves:
-                digit, direction = stickers[a]
-                landing[b].append((var[key], digit, (direction + turn) % 4))
-    for k, b in enumerate(geo.centres):
-        digit, direction = stickers[b]
-        for r in range(4):
-            landing[b].append((z[k, r], digit, (direction + r) % 4))
-
+    landing = landed(state, c, e, z)
     shown: dict[tuple[int, int], pulp.LpVariable] = {}
     for b in range(NUM_FACELETS):
         fname = facelet_name(b)
@@ -312,18 +294,58 @@ class Grid:
 
 
 def decode(model: CubeModel, values: Mapping[str, float]) -> Grid:
+    return chosen_grid(model, lambda v: values.get(v.name, 0.0) > 0.5)
+
+
+# What the MIP (CubeModel) and the CNF (cnf.CubeCnf) share: their choices have the same keys,
+# only the variables differ (PuLP variables, literal numbers).
+
+
+def landed(state: CubeState, c: Mapping, e: Mapping, z: Mapping) -> list[list[tuple]]:
+    """What lands on each facelet: (variable, digit, direction) for every choice that puts a
+    sticker there, computed once from the placement tables (`c`, `e`, `z`: the corner, edge
+    and centre choices' variables)."""
+    stickers = state.stickers
+    landing: list[list[tuple]] = [[] for _ in range(NUM_FACELETS)]
+    for table, var in ((corner_placements(), c), (edge_placements(), e)):
+        for key, placement in table.items():
+            for a, b, turn in placement.moves:
+                digit, direction = stickers[a]
+                landing[b].append((var[key], digit, (direction + turn) % 4))
+    for k, b in enumerate(geometry().centres):
+        digit, direction = stickers[b]
+        for r in range(4):
+            landing[b].append((z[k, r], digit, (direction + r) % 4))
+    return landing
+
+
+def chosen_grid(cube: Any, is_set: Callable[[Any], bool]) -> Grid:
+    """The grid of the choices whose variable `is_set` in an answer (`cube`: a CubeModel or
+    a CubeCnf)."""
+
     def chosen(var: Mapping, what: str) -> dict:
         out: dict = {}
         for key, v in var.items():
-            if values.get(v.name, 0.0) > 0.5:
+            if is_set(v):
                 if key[0] in out:
                     raise InputError(f"solution places {what} {key[0]} twice")
                 out[key[0]] = key[1:] if len(key) == 3 else key[1]
         return out
 
-    grid = Grid(chosen(model.corner_vars, "corner"), chosen(model.edge_vars, "edge"),
-                chosen(model.centre_vars, "centre"), chosen(model.direction_vars, "face"))
+    grid = Grid(chosen(cube.corner_vars, "corner"), chosen(cube.edge_vars, "edge"),
+                chosen(cube.centre_vars, "centre"), chosen(cube.direction_vars, "face"))
     if (len(grid.corners), len(grid.edges), len(grid.centres), len(grid.directions)) != (
             8, 12, 6, 6):
         raise InputError("solution leaves a piece, centre or face direction unset")
     return grid
+
+
+def cut_choices(cube: Any, corners: Mapping[int, int], edges: Mapping[int, int],
+                centres: Mapping[int, int] | None) -> list:
+    """The variables of a grid's permutations (and, if given, its centre turns) that a
+    parity cut forbids together (`cube`: a CubeModel or a CubeCnf)."""
+    chosen = [cube.corner_at[i, j] for i, j in corners.items()]
+    chosen += [cube.edge_at[i, j] for i, j in edges.items()]
+    if centres is not None:
+        chosen += [cube.centre_vars[c, r] for c, r in centres.items()]
+    return chosen

@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.puzzles.sudoku_cube.checks import digit_count_problem
+from ilp_pyramid.puzzles.sudoku_cube.checks import DEFAULT_PARITY, PARITY_MODES, digit_count_problem
 from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
 from ilp_pyramid.puzzles.sudoku_cube.geometry import (
     CORNER_SLOTS,
@@ -94,8 +94,6 @@ def _state(faces: dict[str, list[str]]) -> CubeState:
 async def layout(_request: Request) -> Response:
     """What the page draws with: the net (render.py's), each facelet's cubie and outward
     normal (geometry.py's axes: x to R, y to U, z to F), the pieces' facelets, the choices."""
-    from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
-
     facelets = [{"name": f.name, "cubie": f.cubie, "normal": f.normal}
                 for f in geometry().facelets]
     pieces = ([{"slot": slot, "facelets": list(names)} for slot, names in CORNER_SLOTS]
@@ -211,8 +209,6 @@ def _symmetric(data: dict[str, Any]) -> list[str]:
 
 async def solve(request: Request) -> Response:
     """`ilp-pyramid sudoku-cube solve cube.txt --moves --json` on the page's stickers."""
-    from ilp_pyramid.puzzles.sudoku_cube.model import DEFAULT_PARITY, PARITY_MODES
-
     data = await body_json(request)
     faces = _faces_field(data)
     live = problems_of(faces)
