@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from ilp_pyramid import extras, machine
@@ -85,7 +85,7 @@ def test_idle_connections_do_not_take_the_server_at_a_200_descriptor_limit():
                 sock.sendall(kinds[2])
         assert time.monotonic() - began < 60
         asked = time.monotonic()
-        answer = httpx.get(served.url + "/api/bel/options", timeout=10)
+        answer = httpx2.get(served.url + "/api/bel/options", timeout=10)
         assert answer.status_code == 200 and time.monotonic() - asked < 3
         assert len(os.listdir(f"/proc/{served.process.pid}/fd")) < DESCRIPTORS - 20
         # The server ends every stalled connection itself: silent or inside its headers
@@ -94,7 +94,7 @@ def test_idle_connections_do_not_take_the_server_at_a_200_descriptor_limit():
         while time.monotonic() < deadline and not all(_closed_by_server(s) for s in idle):
             time.sleep(0.5)
         assert all(_closed_by_server(s) for s in idle)
-        assert httpx.get(served.url + "/api/bel/options", timeout=10).status_code == 200
+        assert httpx2.get(served.url + "/api/bel/options", timeout=10).status_code == 200
     finally:
         for sock in idle:
             sock.close()

@@ -74,11 +74,11 @@ def stop_ui(served: Served) -> int:
 
 
 def session_client(served: Served):
-    """An httpx client of the real server with a session (the cookie the index page sets);
+    """An httpx2 client of the real server with a session (the cookie the index page sets);
     close it after use."""
-    import httpx
+    import httpx2
 
-    client = httpx.Client(base_url=served.url, timeout=30.0)
+    client = httpx2.Client(base_url=served.url, timeout=30.0)
     assert client.get("/").status_code == 200
     return client
 
