@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,11 +157,10 @@ def read_descents(state_dir: Path) -> list[dict]:
 def descent_tally(records: list[dict]) -> dict[float, dict[int, int]]:
     """Full descents only, by CPU budget: best count -> how many ended there. A descent cut
     short by the hunt's end had less time, so it would understate the rate at its budget."""
-    tally: dict[float, dict[int, int]] = {}
+    tally: dict[float, Counter] = {}
     for record in records:
         if record["full"]:
-            bests = tally.setdefault(float(record["budget"]), {})
-            bests[int(record["best"])] = bests.get(int(record["best"]), 0) + 1
+            tally.setdefault(float(record["budget"]), Counter())[int(record["best"])] += 1
     return {budget: dict(sorted(bests.items())) for budget, bests in sorted(tally.items())}
 
 
