@@ -19,8 +19,16 @@ from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Soft wrap: a line of text goes out whole and the terminal folds it. Rich would otherwise
+# break it at 80 columns whenever the output is a file or a pipe, where lines are grepped.
+# Tables keep Rich's layout to the width (print_table).
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_table(table: Any) -> None:
+    """Print a Rich table laid out to the console's width (its title centred over it)."""
+    console.print(table, soft_wrap=False)
 
 # Exit codes: 0 solved / valid, 1 no solution (infeasible, invalid), 2 usage, 3 timeout.
 EXIT_NO_SOLUTION = 1
@@ -44,7 +52,7 @@ def cap_to_cores(param: typer.CallbackParam, value: int | None) -> int | None:
     available = cores()
     if value is not None and value > available:
         err_console.print(f"note: {param.opts[0]} {value} capped at the machine's "
-                          f"{available} cores", markup=False, soft_wrap=True)
+                          f"{available} cores", markup=False)
         return available
     return value
 
@@ -118,7 +126,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """One line on stderr and a non-zero exit; never a traceback."""
     global reported
     reported = True
-    err_console.print(f"error: {one_line(message)}", markup=False, soft_wrap=True)
+    err_console.print(f"error: {one_line(message)}", markup=False)
     raise typer.Exit(code)
 
 
@@ -152,7 +160,7 @@ def report_written(data: dict, json_out: bool) -> None:
         return
     rows = "clauses" if "clauses" in data else "constraints"
     console.print(f"wrote {data['path']}: {data['variables']} variables, {data[rows]} {rows}",
-                  markup=False, soft_wrap=True)
+                  markup=False)
 
 
 def write_output(path: Path | None, text: str | None) -> None:

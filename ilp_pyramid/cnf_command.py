@@ -87,7 +87,7 @@ def solve_cnf(
                       f"{len(cnf.clauses):,} clauses; solve {result.seconds:.2f} s, read "
                       f"{read_seconds:.2f} s" + ("; model satisfies every clause"
                                                 if result.status == Status.SOLVED else ""),
-                      markup=False, soft_wrap=True)
+                      markup=False)
     if result.status == Status.INFEASIBLE:
         raise typer.Exit(EXIT_NO_SOLUTION)
     if result.status == Status.TIMEOUT:

@@ -242,11 +242,10 @@ def show_result(puzzle: protocol.Puzzle, instance: Any, result: protocol.Result,
         return
     if result.solution is not None:
         console.print(puzzle.render(instance, result.solution, "text"), end="",
-                      markup=False, soft_wrap=True)
+                      markup=False)
     summary = getattr(puzzle, "summary", None)
     text = summary(instance, result) if summary is not None else str(result)
-    console.print(text, end="" if text.endswith("\n") else "\n", markup=False,
-                  soft_wrap=True)
+    console.print(text, end="" if text.endswith("\n") else "\n", markup=False)
 
 
 def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Result,
@@ -255,8 +254,7 @@ def _save_solution(puzzle: protocol.Puzzle, instance: Any, result: protocol.Resu
         return
     saved = puzzle.to_json(instance, result.solution) if result.solution is not None else None
     if saved is None:
-        err_console.print(f"note: no solution, {output} not written", markup=False,
-                          soft_wrap=True)
+        err_console.print(f"note: no solution, {output} not written", markup=False)
     write_output(output, json.dumps(saved) + "\n" if saved else None)
 
 
@@ -325,7 +323,7 @@ def _verify_command(puzzle: protocol.Puzzle) -> Callable:
         else:
             console.print("invalid", markup=False)
             for reason in reasons:
-                console.print(f"  {reason}", markup=False, soft_wrap=True)
+                console.print(f"  {reason}", markup=False)
         if reasons:
             raise typer.Exit(EXIT_NO_SOLUTION)
 
@@ -439,7 +437,7 @@ def _render_command(puzzle: protocol.Puzzle) -> Callable:
             else:
                 console.print("invalid; nothing drawn", markup=False)
                 for reason in reasons:
-                    console.print(f"  {reason}", markup=False, soft_wrap=True)
+                    console.print(f"  {reason}", markup=False)
             raise typer.Exit(EXIT_NO_SOLUTION)
         try:
             picture = puzzle.render(instance, solution, chosen)
@@ -450,13 +448,13 @@ def _render_command(puzzle: protocol.Puzzle) -> Callable:
                 print_json({"puzzle": puzzle.name, "valid": True, "format": chosen,
                             "picture": picture})
             else:
-                console.print(picture, end="", markup=False, soft_wrap=True)
+                console.print(picture, end="", markup=False)
             return
         if json_out:
             print_json({"puzzle": puzzle.name, "valid": True, "format": chosen,
                         "path": str(output)})
         else:
-            console.print(f"wrote {output}", markup=False, soft_wrap=True)
+            console.print(f"wrote {output}", markup=False)
         write_output(output, picture)
 
     return render

@@ -229,3 +229,17 @@ def test_a_log_asked_for_goes_to_stderr(workdir):
     assert "HiGHS" not in done.stdout
     assert "verified" in done.stdout
 
+
+
+def test_a_long_line_reaches_a_pipe_whole(workdir):
+    """Text lines go out whole when stdout/stderr is a pipe (Rich would break them at 80)."""
+    state = workdir / ("a-state-directory-whose-name-alone-runs-past-eighty-columns-" * 2)
+    for stream in ("stdout", "stderr"):  # the first run reports its file on stdout, the
+        done = run(["hunt", "3", "--state-dir", str(state), "--jobs", "1",  # second on stderr
+                    "--time-limit", "20"], workdir)
+        assert done.returncode == 0, done.stderr
+        assert f"{state / 'best.json'}" in getattr(done, stream), getattr(done, stream)
+    sudoku = state / "cube.txt"
+    done = run(["sudoku-cube", "generate", "--seed", "3", "-o", str(sudoku)], workdir)
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {sudoku} (seed 3," in done.stdout, done.stdout

@@ -177,8 +177,7 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             if not err_console.is_terminal and not quiet:
                 where = f" on {record['host']}" if record.get("host") else ""
                 err_console.print(f"{spec.describe()}: {record['status']} "
-                                  f"{record['wall_seconds']:.2f} s wall{where}", markup=False,
-                                  soft_wrap=True)
+                                  f"{record['wall_seconds']:.2f} s wall{where}", markup=False)
 
         if scheduler is not None:
 
@@ -245,7 +244,7 @@ def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_aft
 
 
 def warn(message: str) -> None:
-    err_console.print(f"warning: {message}", markup=False, soft_wrap=True)
+    err_console.print(f"warning: {message}", markup=False)
 
 
 def given(ctx: click.Context, name: str) -> bool:

@@ -8,7 +8,7 @@ import time
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import Json, console, fail, print_json
+from ilp_pyramid.cli_common import Json, console, fail, print_json, print_table
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count, pyramid
 from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, combine
 
@@ -43,10 +43,11 @@ def strategies(json_out: bool = Json) -> None:
                 (" + valid ones" if partners else "")
         table.add_row(s.name, s.kind, s.description)
         pairs.add_row(s.name, shown)
-    console.print(table)
-    console.print(pairs)
-    console.print("symmetry: keeps at least one solution whenever one exists; valid: keeps "
-                  "every solution; hypothesis: may make the problem infeasible.")
+    print_table(table)
+    print_table(pairs)
+    console.print("symmetry: keeps at least one solution whenever one exists\n"
+                  "valid: keeps every solution\n"
+                  "hypothesis: may make the problem infeasible")
 
 
 def info(n: int = typer.Argument(..., help="Number of levels."), json_out: bool = Json,
@@ -80,7 +81,7 @@ def info(n: int = typer.Argument(..., help="Number of levels."), json_out: bool 
     for key, value in data.items():
         if key != "group":
             console.print(f"{key:28} {value}")
-    console.print(f"{'group':28} {GROUP_JUSTIFICATION}", soft_wrap=True)
+    console.print(f"{'group':28} {GROUP_JUSTIFICATION}")
 
 
 def _factorial(k: int) -> int:

@@ -56,7 +56,7 @@ def check_strategies(names: list[str]) -> None:
     if pairs:
         listed = ", ".join(f"{a} + {b}" for a, b in pairs)
         err_console.print(f"warning: {listed} not known to combine soundly: an infeasible "
-                          f"answer is not a proof", markup=False, soft_wrap=True)
+                          f"answer is not a proof", markup=False)
 
 
 def chosen_strategies(names: list[str], solver: str | None) -> list[str]:

@@ -9,7 +9,15 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import EXIT_NO_SOLUTION, Json, console, fail, load_input, print_json
+from ilp_pyramid.cli_common import (
+    EXIT_NO_SOLUTION,
+    Json,
+    console,
+    fail,
+    load_input,
+    print_json,
+    print_table,
+)
 from ilp_pyramid.extras import need
 from ilp_pyramid.figures import save
 from ilp_pyramid.puzzles.bel.cubes import build_list, parse_any, to_csv
@@ -73,11 +81,11 @@ class Pictures:
     def show(self, made: dict) -> None:
         """The text form of what `write` made."""
         if "cubes" in made:
-            console.print(cubes_table(made["cubes"]))
+            print_table(cubes_table(made["cubes"]))
         for key, what in (("png", "picture"), ("html", "interactive view"),
                           ("cubes_csv", "build list")):
             if key in made:
-                console.print(f"wrote the {what} to {made[key]}", markup=False, soft_wrap=True)
+                console.print(f"wrote the {what} to {made[key]}", markup=False)
 
 
 def cubes_table(rows: list[dict]) -> Table:

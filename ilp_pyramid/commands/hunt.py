@@ -134,7 +134,7 @@ def hunt(
             if json_out:
                 print_json(report)
             else:
-                console.print(learn_text(report), end="", markup=False, soft_wrap=True)
+                console.print(learn_text(report), end="", markup=False)
         return
     if conquer is not None:
         conquer_command(n, state_dir, conquer, cube_time, time_limit, jobs, scheduler,
@@ -360,8 +360,7 @@ def list_near(store: NearStore, state_dir: Path, json_out: bool) -> None:
                                for k in store.counts()},
                     "states": states})
         return
-    console.print(f"{state_dir / NEAR_FILE}: {len(store)} kept states", markup=False,
-                  soft_wrap=True)
+    console.print(f"{state_dir / NEAR_FILE}: {len(store)} kept states", markup=False)
     for index, state in enumerate(store, 1):
         repeated, _ = state.cubes()
         cubes = " ".join(f"{{{','.join(map(str, cube))}}}x{times}" for cube, times in repeated)
@@ -369,4 +368,4 @@ def list_near(store: NearStore, state_dir: Path, json_out: bool) -> None:
         by = source.get("by", "?") + (f" seed {source['run_seed']}"
                                       if source.get("run_seed") is not None else "")
         console.print(f"{index:4d}  {state.count} repeated: {cubes}  ({by}, {state.found})",
-                      markup=False, soft_wrap=True)
+                      markup=False)

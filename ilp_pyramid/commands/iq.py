@@ -35,6 +35,7 @@ from ilp_pyramid.cli_common import (
     fail,
     like,
     print_json,
+    print_table,
 )
 from ilp_pyramid.commands.iq_terminal import coloured
 from ilp_pyramid.errors import InputError
@@ -168,7 +169,7 @@ def _solve_options(
     instance = load_instance(board, given, pieces, generate_given, seed)
     if not json_out:
         chosen = f"{engine} (auto)" if solver.strip().lower() == "auto" else engine
-        console.print(describe(instance) + f"; engine {chosen}", markup=False, soft_wrap=True)
+        console.print(describe(instance) + f"; engine {chosen}", markup=False)
 
     def then(instance: Instance, result: protocol.Result) -> None:
         _fast_exit()
@@ -236,7 +237,7 @@ def count(
     instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores())
     if not json_out:
-        console.print(describe(instance) + f"; {workers} job(s)", markup=False, soft_wrap=True)
+        console.print(describe(instance) + f"; {workers} job(s)", markup=False)
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
                TextColumn("sub-trees"), TimeElapsedColumn())
     try:
@@ -319,7 +320,7 @@ def _report_count(instance: Instance, report: CountReport, workers: int,
     table.add_row("wall time", f"{report.seconds:.2f} s ({workers} job(s))")
     if output is not None:
         table.add_row("written to", f"{output} (every line verified)")
-    console.print(table)
+    print_table(table)
 
 
 @app.command()
@@ -383,5 +384,5 @@ def show(
                     "placements": len(instance.placements),
                     "grid": letter_grid(instance.board, letters)})
         return
-    console.print(describe(instance), markup=False, soft_wrap=True)
+    console.print(describe(instance), markup=False)
     _show(instance, letters)

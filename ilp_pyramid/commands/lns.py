@@ -121,7 +121,7 @@ def run_lns_command(n: int, repair: str, time_limit: float | None, seed: int | N
     if not json_out:
         searches = f"{jobs} racing local searches" if jobs > 1 else "local search"
         console.print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
-                      f"{searches} + {repair} repair", markup=False, soft_wrap=True)
+                      f"{searches} + {repair} repair", markup=False)
     if err_console.is_terminal:
         say_compiling()
     closest = Closest(n, repair, jobs, seed)
@@ -154,7 +154,7 @@ def say_compiling() -> None:
     from ilp_pyramid.puzzles.bel.lns.search import kernels_cached  # numba
 
     if not kernels_cached():
-        err_console.print(COMPILING, markup=False, soft_wrap=True)
+        err_console.print(COMPILING, markup=False)
 
 
 @dataclass

@@ -57,7 +57,7 @@ def models(
     def written(done: library.Written) -> None:
         if not json_out:
             console.print(f"wrote {directory / done.file} ({done.entry['answer']['status']})",
-                          markup=False, soft_wrap=True)
+                          markup=False)
 
     try:
         manifest = library.write_library(directory, puzzle, sample, written)
@@ -67,7 +67,7 @@ def models(
         print_json({"directory": str(directory), **manifest})
     else:
         console.print(f"wrote {directory / library.MANIFEST}: {len(manifest['files'])} files",
-                      markup=False, soft_wrap=True)
+                      markup=False)
 
 
 def bel_set(directory: Path, max_n: int, json_out: bool) -> None:

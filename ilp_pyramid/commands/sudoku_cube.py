@@ -35,6 +35,7 @@ from ilp_pyramid.cli_common import (
     like,
     load_input,
     print_json,
+    print_table,
     solve_options,
 )
 from ilp_pyramid.errors import InputError
@@ -143,7 +144,7 @@ def generate_cmd(
         print_json({"seed": seed, "scramble": scramble, "broken": broken,
                     "output": None if output is None else str(output), "cube": text})
     elif output is None:
-        sys.stdout.write(text)  # raw: a console would wrap the long comment lines
+        sys.stdout.write(text)  # raw: the cube is data, written byte for byte
     else:
         console.print(f"wrote {output} (seed {seed}, {scramble} turns)")
 
@@ -343,7 +344,7 @@ def _print_bench(result: dict[str, Any], model: str) -> None:
             table.add_row(label, f"{s['median']:g}", f"{s['mean']:.1f}", f"{s['max']:g}")
         elif s:
             table.add_row(label, f"{s['median']:.3f}", f"{s['mean']:.3f}", f"{s['max']:.3f}")
-    console.print(table)
+    print_table(table)
     for f in result["failed"]:
         console.print(f"seed {f['seed']}: {f['status']}: {f['reason']}", markup=False)
 

@@ -24,6 +24,7 @@ from ilp_pyramid.cli_common import (
     fail,
     like,
     print_json,
+    print_table,
 )
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import save
@@ -212,8 +213,7 @@ def battery(
     else:
         _battery_table(report, data)
         if output is not None:
-            console.print(f"wrote {output}: {report.solvable:,} lines", markup=False,
-                          soft_wrap=True)
+            console.print(f"wrote {output}: {report.solvable:,} lines", markup=False)
     bad = report.unproved or report.failed or (checked is not None and checked.disagree)
     if bad:
         raise typer.Exit(EXIT_NO_SOLUTION)
@@ -256,13 +256,13 @@ def _battery_table(report, data: dict) -> None:
         if cc["mip_seconds_mean"] is not None:
             text += f", MIP {cc['mip_seconds_mean'] * 1000:.1f} ms per case on average"
         summary.add_row("MIP cross-check", text)
-    console.print(summary)
+    print_table(summary)
     dist = Table()
     dist.add_column("optimal cubes", justify="right")
     dist.add_column("cases", justify="right")
     for cubes, cases in report.distribution.items():
         dist.add_row(str(cubes), f"{cases:,}")
-    console.print(dist)
+    print_table(dist)
 
 
 __all__ = ["app", "load_views"]
