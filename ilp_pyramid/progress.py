@@ -91,13 +91,15 @@ class LiveStatus:
     def _draw(self) -> None:
         if self._stop.wait(self.delay):
             return
+        from rich.console import Console
         from rich.live import Live
 
-        from ilp_pyramid.cli_common import err_console
-
         # The line is stderr's alone: redirecting sys.stdout from this thread would swap it
-        # under a solve that holds backends.process.native_output.
-        with Live(self.text(), console=err_console, refresh_per_second=4, transient=True,
+        # under a solve that holds backends.process.native_output. Its own console, which
+        # wraps: Live moves the cursor back over the lines it rendered, and the package's
+        # consoles leave long lines to the terminal to fold (cli_common).
+        with Live(self.text(), console=Console(stderr=True, highlight=False),
+                  refresh_per_second=4, transient=True,
                   redirect_stdout=False, redirect_stderr=False) as live:
             while not self._stop.wait(0.25):
                 live.update(self.text())

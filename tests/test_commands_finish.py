@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -71,6 +72,29 @@ def test_an_exact_mip_run_without_a_time_limit_says_so_at_once_and_on_its_live_l
     assert out.startswith("Bel's Pyramid N=4") and note not in out
     assert "--time-limit" in note and "may run for a long time" in note
     assert err.index(note) < err.index(NO_LIMIT)  # the note first, then the live line
+
+
+def test_the_live_line_wraps_whole_on_a_narrow_terminal(tmp_path):
+    """The live line is longer than 50 columns: it wraps and comes back whole each frame
+    (the package's consoles leave lines to the terminal to fold; Live must not)."""
+    code, _, err = on_terminal(["solve", "4", "--solver", "highs"], tmp_path,
+                               env={"COLUMNS": "50"}, until=b"Ctrl-C to stop", timeout=20)
+    assert code == 130, err
+    live = err[err.index("\x1b[?25l"):]  # from the live display's start (cursor hidden)
+    frames = [frame for frame in live.split("\x1b[2K") if "exact:highs" in frame]
+    assert frames and all("Ctrl-C to stop" in frame for frame in frames), err
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", "".join(frames))
+    assert max(len(row) for row in re.split(r"[\r\n]", shown)) <= 50, err
+
+
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+def test_a_ctrl_c_right_after_the_note_starts_its_own_line(tmp_path):
+    note = long_run_note(4)
+    for _ in range(10):  # the race was lost about one time in six
+        code, _, err = on_terminal(["solve", "4", "--solver", "highs"], tmp_path,
+                                   until=b"fastest engine", timeout=30)
+        assert code == 130, err
+        assert f"{note}\r\n" in err, err
 
 
 @pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes

@@ -8,12 +8,12 @@ hands over to the search of `auto.fallback(N)` with the time that is left.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 from ilp_pyramid.commands.lns import run_lns_command
 from ilp_pyramid.machine import cores
+from ilp_pyramid.output import say
 from ilp_pyramid.puzzles.bel.auto import Engine, fallback, race_jobs
 
 # The repair behind each hybrid engine, as the first line names it.
@@ -40,9 +40,8 @@ def hand_over(n: int, engine: Engine, ruled_out: Any, time_limit: float | None,
     time that is left, racing as `solve` races at N; what it finds is the answer. Returns
     the exit code (0, or 3 at the time limit, never 1)."""
     other = fallback(n)
-    print(f"no solution under the hypotheses {' + '.join(engine.hypotheses)} "
-          f"({engine.name}, {ruled_out.solve_seconds:.2f} s): {other.name} takes over",
-          file=sys.stderr, flush=True)
+    say(f"no solution under the hypotheses {' + '.join(engine.hypotheses)} "
+        f"({engine.name}, {ruled_out.solve_seconds:.2f} s): {other.name} takes over")
     spent = ruled_out.build_seconds + ruled_out.solve_seconds
     left = None if time_limit is None else max(0.0, time_limit - spent)
     return run_lns(n, other, left, seed, output, json_out, race_jobs(n, cores()),

@@ -14,7 +14,7 @@ from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.solvers import Solver
 from ilp_pyramid.errors import SolverError
-from ilp_pyramid.output import print_json
+from ilp_pyramid.output import print_json, say
 from ilp_pyramid.progress import LiveStatus, with_progress
 from ilp_pyramid.puzzles.bel.auto import Engine
 from ilp_pyramid.puzzles.bel.geometry import cell_count
@@ -50,7 +50,7 @@ def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOp
               f"{how}, formulation {formulation}", flush=True)
     unbounded = solver.family == "mip" and options.time_limit is None
     if unbounded and engine is None and n >= LONG_FROM and sys.stderr.isatty():
-        print(long_run_note(n), file=sys.stderr, flush=True)
+        say(long_run_note(n))
     label = f"N={n} {engine.name if engine else 'exact:' + solver.name}"
     with LiveStatus(label, enabled=not json_out and sys.stderr.isatty(),
                     note=NO_LIMIT if unbounded else "") as live:
@@ -85,7 +85,7 @@ def show(result: protocol.Result, json_out: bool, extra: dict | None = None) -> 
         sys.stdout.write(text)
         sys.stdout.flush()
         if error:
-            print(error, file=sys.stderr, flush=True)
+            say(error)
     return exit_code(result)
 
 
