@@ -6,7 +6,7 @@ import copy
 import csv
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,6 +19,9 @@ from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json
 
+if TYPE_CHECKING:
+    from rich.table import Table
+
 # Soft wrap: a line of text goes out whole and the terminal folds it. Rich would otherwise
 # break it at 80 columns whenever the output is a file or a pipe, where lines are grepped.
 # Tables keep Rich's layout to the width (print_table).
@@ -26,7 +29,7 @@ console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def print_table(table: Any) -> None:
+def print_table(table: Table) -> None:
     """Print a Rich table laid out to the console's width (its title centred over it)."""
     console.print(table, soft_wrap=False)
 
