@@ -46,7 +46,38 @@ def test_a_descent_is_full_only_when_it_ran_its_budget_or_solved():
     assert not _descent_record(Outcome(), 7, 150.0, 80.0, False)["full"]
     assert _descent_record(Outcome(), 7, 150.0, 80.0, True)["full"]
     assert set(_descent_record(Outcome(), 7, 150.0, 1.0, False)) == {
-        "seed", "budget", "cpu", "best", "moves", "full", "version"}
+        "seed", "budget", "cpu", "best", "moves", "full", "reached", "version"}
+
+
+def test_a_descent_records_when_it_first_reached_each_low_count(monkeypatch):
+    from ilp_pyramid.puzzles.bel.hunt import task
+    from ilp_pyramid.puzzles.bel.lns import driver
+
+    clock = iter(range(100))  # a CPU clock that moves one second a reading
+    monkeypatch.setattr(task, "process_cpu", lambda: float(next(clock)))
+
+    class Outcome:
+        status, best_conflicts, moves = "timeout", 3, 99
+
+    def walk(n, repair, *, on_best, should_stop, **kwargs):
+        # improvements as a walk reports them: the high counts of its first seconds, a
+        # count seen twice (a restart near its best), then lower ones
+        for count in (40, 12, 10, 10, 7, 4, 3):
+            on_best(count, np.zeros(3))
+        return Outcome()
+
+    monkeypatch.setattr(driver, "solve_lns", walk)
+    bests, records = [], []
+    task._fresh_descents(6, "sat", None, 5, None, 150.0,
+                         lambda count, labels, seed: bests.append((count, seed)),
+                         lambda: False, lambda: True, records.append)
+    # every improvement still goes to the hunt, with the descent's seed
+    assert bests == [(c, 5) for c in (40, 12, 10, 10, 7, 4, 3)]
+    (record,) = records
+    assert [count for count, _ in record["reached"]] == [10, 7, 4, 3]
+    seconds = [cpu for _, cpu in record["reached"]]
+    assert seconds == sorted(seconds) and seconds[0] > 0
+    json.dumps(record)
 
 
 def test_a_descent_is_logged_once_whether_its_report_or_its_result_comes_first(tmp_path):

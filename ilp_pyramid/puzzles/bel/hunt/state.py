@@ -7,8 +7,9 @@ DIR/progress.jsonl: one line per new best (and at least one a minute), the best 
 the CPU and wall seconds of every hunt on the directory; appended, so a crash cuts at most
 its last line, which `read_progress` skips.
 DIR/descents.jsonl: one line per fresh descent (`hunt --descent`) as it ends: its seed, CPU
-budget and CPU time, best count, moves, and whether it ran its whole budget ("full") or was
-cut short by the hunt's end; appended the same way. Its full descents are the hunt's own
+budget and CPU time, best count, moves, when it first reached each low count ("reached"), and
+whether it ran its whole budget ("full") or was cut short by the hunt's end; appended the
+same way. Its full descents are the hunt's own
 record of how often a descent reaches each count (`descent_tally`).
 """
 

@@ -25,6 +25,9 @@ HEARTBEAT = 30.0  # a worker with nothing new still reports its CPU time this of
 # A descent's seeds: the worker's seed, then this far apart (the workers' seeds are adjacent)
 DESCENT_SEED_STRIDE = 1_000_003
 NONE_YET = 1 << 30  # a count above any real one
+# A descent's record says when it first reached each count up to this one (the counts above
+# pass in its first seconds): the data for choosing a descent's length or cutting it early.
+REACHED_UP_TO = 10
 
 
 def stop_name(token: str) -> str:
@@ -175,23 +178,31 @@ def _fresh_descents(n: int, repair: str, time_limit: float | None, seed: int, se
         began = process_cpu()
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         run_seed = seed + DESCENT_SEED_STRIDE * len(outcomes)
+        reached: list[list] = []  # [count, CPU s into the descent], each count lower
+
+        def improved(count, labels, s=run_seed, b=began, reached=reached) -> None:
+            if count <= REACHED_UP_TO and (not reached or count < reached[-1][0]):
+                reached.append([int(count), round(process_cpu() - b, 1)])
+            on_best(count, labels, s)
+
         outcome = solve_lns(
-            n, repair, time_limit=left, seed=run_seed, settings=settings,
-            on_best=lambda count, labels, s=run_seed: on_best(count, labels, s),
+            n, repair, time_limit=left, seed=run_seed, settings=settings, on_best=improved,
             should_stop=lambda b=began: should_stop() or process_cpu() - b >= descent)
         outcomes.append(outcome)
         ended(_descent_record(outcome, run_seed, descent, process_cpu() - began,
-                              outcome.status == SOLVED))
+                              outcome.status == SOLVED, reached))
         if (outcome.status == SOLVED or hunt_stopped()
                 or (deadline is not None and time.monotonic() >= deadline)):
             return outcomes
 
 
-def _descent_record(outcome, run_seed: int, budget: float, cpu: float, solved: bool) -> dict:
+def _descent_record(outcome, run_seed: int, budget: float, cpu: float, solved: bool,
+                    reached: list[list] | None = None) -> dict:
     """What DIR/descents.jsonl keeps of one descent (hunt/state.py). "full": it ran its whole
-    CPU budget (or solved), so its best count speaks for descents of that budget."""
+    CPU budget (or solved), so its best count speaks for descents of that budget. "reached":
+    the CPU second at which it first reached each count up to REACHED_UP_TO."""
     return {"seed": int(run_seed), "budget": float(budget), "cpu": round(cpu, 1),
             "best": int(outcome.best_conflicts), "moves": int(outcome.moves),
-            "full": bool(solved or cpu >= budget),
+            "full": bool(solved or cpu >= budget), "reached": reached or [],
             # the package's version, so that descents of different walks are told apart
             "version": ilp_pyramid.__version__}
