@@ -18,9 +18,13 @@ from ilp_pyramid.puzzles.bel.hunt.task import _descent_record
 from tests.test_hunt_near import reporting_to
 
 
-def record(seed: int, best: int, full: bool = True, budget: float = 150.0) -> dict:
-    return {"seed": seed, "budget": budget, "cpu": budget if full else budget / 3,
-            "best": best, "moves": 10, "full": full, "version": "0.3.0"}
+def record(seed: int, best: int, full: bool = True, budget: float = 150.0,
+           reached: list | None = None) -> dict:
+    row = {"seed": seed, "budget": budget, "cpu": budget if full else budget / 3,
+           "best": best, "moves": 10, "full": full, "version": "0.3.0"}
+    if reached is not None:  # lines logged before descents recorded it have no "reached"
+        row["reached"] = reached
+    return row
 
 
 def test_the_tally_counts_full_descents_of_each_budget_and_skips_a_torn_line(tmp_path):
@@ -109,9 +113,29 @@ def test_the_report_tells_full_and_cut_descents_apart(tmp_path, capsys):
     assert data["descents"] == 3 and data["descents_cut"] == 1
     assert data["descent_bests"] == {"2": 1, "3": 1}
     assert data["descents_on_file"] == {"1": 1, "2": 1, "3": 2}
+    assert data["descent_reach_on_file"] == {}  # no line says when it got low
     json.dumps(data)
     print_report(result, tmp_path)
     out = " ".join(capsys.readouterr().out.split())  # the console wraps long lines
     assert "3 fresh descents (1 cut short by the hunt's end)" in out
     assert "best counts: 2 x1, 3 x1" in out
     assert "4 full descents of 150 CPU s; their best counts: 1 x1, 2 x1, 3 x2" in out
+    assert "to first reach" not in out
+
+
+def test_the_report_gives_the_median_time_to_reach_each_low_count(tmp_path, capsys):
+    for rec in (record(1, 3),  # an older line: no "reached"
+                record(2, 2, reached=[[9, 5.0], [4, 20.0], [3, 30.0], [2, 100.0]]),
+                record(3, 3, reached=[[8, 4.0], [3, 50.0]]),
+                record(4, 2, reached=[[3, 70.0], [2, 90.0]]),
+                record(5, 2, full=False, reached=[[3, 1.0], [2, 2.0]]),  # cut short
+                record(6, 1, budget=60.0, reached=[[3, 1.0], [1, 2.0]])):  # another budget
+        log_descent(tmp_path, rec)
+    mine = [record(4, 2, reached=[[3, 70.0], [2, 90.0]])]
+    result = HuntResult(6, "timeout", None, None, 10.0, 2, "local", 5, descents=mine)
+    data = result_json(result, tmp_path)
+    assert data["descent_reach_on_file"] == {"3": {"descents": 3, "median_cpu": 50.0},
+                                             "2": {"descents": 2, "median_cpu": 95.0}}
+    print_report(result, tmp_path)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "median CPU s to first reach 3: 50 (of 3), 2: 95 (of 2)" in out

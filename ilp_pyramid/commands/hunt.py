@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from statistics import median
 
 import typer
 
@@ -39,6 +40,7 @@ from ilp_pyramid.puzzles.bel.hunt.state import (
     SOLUTION_FILE,
     BestState,
     descent_tally,
+    reach_times,
     read_descents,
     read_progress,
 )
@@ -231,6 +233,11 @@ def result_json(result: HuntResult, state_dir: Path) -> dict:
                                  if record["full"]),
         # the same for every full descent of this budget in DIR/descents.jsonl
         "descents_on_file": _counts_on_file(result, state_dir),
+        # low count -> how many full descents on file logged reaching it, and their median
+        # CPU s to get there: the data for choosing --descent
+        "descent_reach_on_file": {str(count): {"descents": len(cpu),
+                                               "median_cpu": round(median(cpu), 1)}
+                                  for count, cpu in _reach_on_file(result, state_dir).items()},
         "state_dir": str(state_dir),
         "best_file": str(state_dir / BEST_FILE),
         "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
@@ -255,6 +262,10 @@ def print_report(result: HuntResult, state_dir: Path) -> None:
         console.print(f"{state_dir / DESCENTS_FILE}: {sum(on_file.values())} full descents of "
                       f"{result.descents[0]['budget']:g} CPU s; their best counts: "
                       f"{_counts_text(on_file)}")
+        reach = _reach_on_file(result, state_dir)
+        if reach:
+            console.print("median CPU s to first reach " + ", ".join(
+                f"{count}: {median(cpu):.0f} (of {len(cpu)})" for count, cpu in reach.items()))
     if result.solution_text:
         console.print(f"solved and verified: {state_dir / SOLUTION_FILE}")
         console.print(result.solution_text, end="", markup=False)
@@ -275,6 +286,13 @@ def _counts_on_file(result: HuntResult, state_dir: Path) -> dict[str, int]:
         return {}
     tally = descent_tally(read_descents(state_dir))
     return {str(k): v for k, v in tally.get(result.descents[0]["budget"], {}).items()}
+
+
+def _reach_on_file(result: HuntResult, state_dir: Path) -> dict[int, list[float]]:
+    """Low count -> the CPU s at which each full descent on file of this budget reached it."""
+    if not result.descents:
+        return {}
+    return reach_times(read_descents(state_dir), float(result.descents[0]["budget"]))
 
 
 def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,

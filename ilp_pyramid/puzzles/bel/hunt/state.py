@@ -165,6 +165,18 @@ def descent_tally(records: list[dict]) -> dict[float, dict[int, int]]:
     return {budget: dict(sorted(bests.items())) for budget, bests in sorted(tally.items())}
 
 
+def reach_times(records: list[dict], budget: float, up_to: int = 3) -> dict[int, list[float]]:
+    """The full descents of `budget` that logged when they got low ("reached"; older lines did
+    not): count -> the CPU seconds at which each first reached it, for counts up to `up_to`."""
+    times: dict[int, list[float]] = {}
+    for record in records:
+        if record["full"] and float(record["budget"]) == budget:
+            for count, cpu in record.get("reached", []):
+                if count <= up_to:
+                    times.setdefault(int(count), []).append(float(cpu))
+    return dict(sorted(times.items(), reverse=True))
+
+
 def _read_lines(path: Path, keys: set[str]) -> list[dict]:
     rows = []
     for line in read_text(path).splitlines():
