@@ -215,6 +215,7 @@ class Lines(Listener):
 def result_json(result: HuntResult, state_dir: Path) -> dict:
     """`hunt --json`: the hunt's outcome, its totals and where its files are."""
     best = result.best
+    on_file, reach = _on_file(result, state_dir)
     return {
         "n": result.n,
         "status": result.status,
@@ -232,12 +233,12 @@ def result_json(result: HuntResult, state_dir: Path) -> dict:
         "descent_bests": _counts(record["best"] for record in result.descents
                                  if record["full"]),
         # the same for every full descent of this budget in DIR/descents.jsonl
-        "descents_on_file": _counts_on_file(result, state_dir),
+        "descents_on_file": on_file,
         # low count -> how many full descents on file logged reaching it, and their median
         # CPU s to get there: the data for choosing --descent
         "descent_reach_on_file": {str(count): {"descents": len(cpu),
                                                "median_cpu": round(median(cpu), 1)}
-                                  for count, cpu in _reach_on_file(result, state_dir).items()},
+                                  for count, cpu in reach.items()},
         "state_dir": str(state_dir),
         "best_file": str(state_dir / BEST_FILE),
         "solution_file": str(state_dir / SOLUTION_FILE) if result.solution_text else None,
@@ -258,11 +259,10 @@ def print_report(result: HuntResult, state_dir: Path) -> None:
         cut = len(result.descents) - len(full)
         console.print(f"{len(result.descents)} fresh descents ({cut} cut short by the hunt's "
                       f"end); the full ones' best counts: {_counts_text(_counts(full))}")
-        on_file = _counts_on_file(result, state_dir)
+        on_file, reach = _on_file(result, state_dir)
         console.print(f"{state_dir / DESCENTS_FILE}: {sum(on_file.values())} full descents of "
                       f"{result.descents[0]['budget']:g} CPU s; their best counts: "
                       f"{_counts_text(on_file)}")
-        reach = _reach_on_file(result, state_dir)
         if reach:
             console.print("median CPU s to first reach " + ", ".join(
                 f"{count}: {median(cpu):.0f} (of {len(cpu)})" for count, cpu in reach.items()))
@@ -280,19 +280,17 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} x{v}" for k, v in counts.items()) or "-"
 
 
-def _counts_on_file(result: HuntResult, state_dir: Path) -> dict[str, int]:
-    """Every full descent in DIR/descents.jsonl of this hunt's budget, by best count."""
+def _on_file(result: HuntResult, state_dir: Path) -> tuple[dict[str, int],
+                                                           dict[int, list[float]]]:
+    """Every full descent in DIR/descents.jsonl of this hunt's budget (one read of the file):
+    best count -> how many ended there, and low count -> the CPU s at which each reached it."""
     if not result.descents:
-        return {}
-    tally = descent_tally(read_descents(state_dir))
-    return {str(k): v for k, v in tally.get(result.descents[0]["budget"], {}).items()}
-
-
-def _reach_on_file(result: HuntResult, state_dir: Path) -> dict[int, list[float]]:
-    """Low count -> the CPU s at which each full descent on file of this budget reached it."""
-    if not result.descents:
-        return {}
-    return reach_times(read_descents(state_dir), float(result.descents[0]["budget"]))
+        return {}, {}
+    budget = float(result.descents[0]["budget"])
+    records = read_descents(state_dir)
+    tally = descent_tally(records)
+    return ({str(k): v for k, v in tally.get(budget, {}).items()},
+            reach_times(records, budget))
 
 
 def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,

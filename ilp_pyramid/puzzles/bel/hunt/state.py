@@ -9,8 +9,8 @@ its last line, which `read_progress` skips.
 DIR/descents.jsonl: one line per fresh descent (`hunt --descent`) as it ends: its seed, CPU
 budget and CPU time, best count, moves, when it first reached each low count ("reached"), and
 whether it ran its whole budget ("full") or was cut short by the hunt's end; appended the
-same way. Its full descents are the hunt's own
-record of how often a descent reaches each count (`descent_tally`).
+same way. Its full descents are the hunt's own record of how often a descent reaches each
+count (`descent_tally`) and how soon (`reach_times`).
 """
 
 from __future__ import annotations
