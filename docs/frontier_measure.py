@@ -8,7 +8,8 @@ keeps (hunt/near.py: kept if its count is among the two lowest there; several ru
 one directory side by side); `ilp-pyramid hunt 6 --state-dir DIR --near` lists them.
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
-near the best), tempering (the same walk as replicas on a temperature ladder). The dual walk
+near the best), tempering (the same walk as replicas on a temperature ladder), no-repairs (the
+fixed walk without its whole-family repairs: `Settings(repair_share=0)`). The dual walk
 and the alternation were measured with this script as of commit 85b9651 (methods dual and
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
 commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
@@ -32,7 +33,7 @@ from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start, near_dir=None):
+def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=None):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
@@ -40,11 +41,14 @@ def run_line_walk(n, schedule, seed, budget, start, near_dir=None):
         reached.setdefault(int(count), round(cpu() - began, 1))
 
     outcome = solve_lns(n, seed=seed, start=start, on_best=on_best,
-                        settings=Settings(restart_from_best=n >= 6, schedule=schedule),
+                        settings=Settings(restart_from_best=n >= 6, schedule=schedule,
+                                          repair_share=repair_share),
                         should_stop=lambda: cpu() - began > budget)
     row = {"best": outcome.best_conflicts, "moves": outcome.moves,
            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1),
-           "reached": {k: v for k, v in sorted(reached.items()) if k <= 6}}
+           "reached": {k: v for k, v in sorted(reached.items()) if k <= 6},
+           "repair_seconds": round(outcome.repair_seconds, 1),
+           "repairs": outcome.repair_summary()}
     if outcome.best_conflicts <= 1:  # lower than any state kept so far: keep its labels
         row["labels"] = outcome.best_labels.tolist()
     if near_dir is not None:
@@ -72,6 +76,8 @@ def main() -> None:
     wall = time.perf_counter()
     if method in ("fixed", "tempering"):
         row = run_line_walk(n, method, seed, budget, start, near_dir)
+    elif method == "no-repairs":
+        row = run_line_walk(n, "fixed", seed, budget, start, near_dir, repair_share=0.0)
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,
