@@ -9,7 +9,8 @@ one directory side by side); `ilp-pyramid hunt 6 --state-dir DIR --near` lists t
 
 METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
 near the best), tempering (the same walk as replicas on a temperature ladder), no-repairs (the
-fixed walk without its whole-family repairs: `Settings(repair_share=0)`). The dual walk
+fixed walk without its whole-family repairs: `Settings(repair_share=0)`), covers-at-1 (the
+fixed walk with whole-family repairs of 1-states only: `Settings(repair_at=1)`). The dual walk
 and the alternation were measured with this script as of commit 85b9651 (methods dual and
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
 commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
@@ -33,7 +34,8 @@ from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
 
-def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=None):
+def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=None,
+                  repair_at=None):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
@@ -42,7 +44,7 @@ def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=
 
     outcome = solve_lns(n, seed=seed, start=start, on_best=on_best,
                         settings=Settings(restart_from_best=n >= 6, schedule=schedule,
-                                          repair_share=repair_share),
+                                          repair_share=repair_share, repair_at=repair_at),
                         should_stop=lambda: cpu() - began > budget)
     row = {"best": outcome.best_conflicts, "moves": outcome.moves,
            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1),
@@ -78,6 +80,8 @@ def main() -> None:
         row = run_line_walk(n, method, seed, budget, start, near_dir)
     elif method == "no-repairs":
         row = run_line_walk(n, "fixed", seed, budget, start, near_dir, repair_share=0.0)
+    elif method == "covers-at-1":
+        row = run_line_walk(n, "fixed", seed, budget, start, near_dir, repair_at=1)
     else:
         raise SystemExit(f"unknown method {method}")
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,
