@@ -7,6 +7,8 @@ import pytest
 from test_lns_repair import known
 
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, load_best
+from ilp_pyramid.puzzles.bel.lns import repair as repairs
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays, conflicts_of
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT, Settings, _kicked, solve_lns
 from ilp_pyramid.puzzles.bel.lns.repair import repair
@@ -55,6 +57,24 @@ def test_below_n6_the_search_only_swaps_labels():
     totals = np.bincount(outcome.best_labels, weights=a.line_len, minlength=a.num_labels)
     assert np.all(totals == 5 * 11)
     assert outcome.moves > 0
+
+
+def test_from_n6_whole_family_covers_are_asked_of_one_repeated_cube_only(
+        fixtures, tmp_path, monkeypatch):
+    # The walk from a 1-state reaches 2- and 3-states within moves; covers of those never
+    # completed an N=6 state and cost the low descents their moves (docs/frontier.md).
+    (tmp_path / BEST_FILE).write_text((fixtures / "bel" / "n6-one-repeated.json").read_text())
+    start = load_best(tmp_path, 6).labels
+    asked: list[tuple[str, int]] = []
+
+    def recorded(n, labels, family, *args):
+        asked.append((family, conflicts_of(n, labels)))
+        return repair(n, labels, family, *args)
+
+    monkeypatch.setattr(repairs, "repair", recorded)
+    solve_lns(6, time_limit=2, seed=1, start=start, settings=Settings(chunk=20_000))
+    assert {count for _, count in asked} == {1}
+    assert {family for family, _ in asked} == {"X", "Y", "Z"}
 
 
 def test_an_impossible_z_cover_is_followed_by_its_kicked_neighbours_and_restarts():

@@ -100,8 +100,10 @@ class Settings:
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
             return self.repair_at
-        # N=5 at 3 (not 2): 2.2x less CPU to a solution, measured over seeds (docs/hybrid.md)
-        return {1: 0, 2: 0, 3: 1, 4: 3, 5: 3}.get(n, 3)
+        # N=5 at 3 (not 2): 2.2x less CPU to a solution, measured over seeds (docs/hybrid.md).
+        # N>=6 at 1: no cover ever completed a 2- or 3-state there, and stopping the walk for
+        # them cost the descents that got that low moves (side by side, docs/frontier.md)
+        return {1: 0, 2: 0, 3: 1, 4: 3, 5: 3}.get(n, 1)
 
     def restart_after(self, n: int) -> int:
         if self.restart_moves is not None:
