@@ -7,10 +7,12 @@
 keeps (hunt/near.py: kept if its count is among the two lowest there; several runs may feed
 one directory side by side); `ilp-pyramid hunt 6 --state-dir DIR --near` lists them.
 
-METHOD: fixed (the walk the hunt ran before: single-line moves at T=0.3, kicked restarts
-near the best), tempering (the same walk as replicas on a temperature ladder), no-repairs (the
-fixed walk without its whole-family repairs: `Settings(repair_share=0)`), covers-at-1 (the
-fixed walk with whole-family repairs of 1-states only: `Settings(repair_at=1)`). The dual walk
+METHOD: fixed (the hunt's walk: single-line moves at T=0.3, kicked restarts near the best,
+whole-family repairs by the default level: from N=6 at 1 repeated cube since commit 65850e6,
+at 3 before), tempering (the same walk as replicas on a temperature ladder), no-repairs (the
+fixed walk without its whole-family repairs: `Settings(repair_share=0)`), covers-at-1 and
+covers-at-3 (the fixed walk with whole-family repairs at 1 or at <= 3 repeated cubes:
+`Settings(repair_at=...)`; covers-at-3 is what fixed ran before 65850e6). The dual walk
 and the alternation were measured with this script as of commit 85b9651 (methods dual and
 alternate there), then deleted with lns/dual.py (docs/frontier.md); late acceptance as of
 commit ebb417c (method late-L there), deleted with its schedule; tabu as of commit 94efe15
@@ -33,18 +35,21 @@ from ilp_pyramid.puzzles.bel.hunt.near import update_near
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, Settings, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import process_cpu as cpu
 
+# METHOD -> the Settings it changes from the fixed walk's
+METHODS = {"fixed": {}, "tempering": {"schedule": "tempering"},
+           "no-repairs": {"repair_share": 0.0}, "covers-at-1": {"repair_at": 1},
+           "covers-at-3": {"repair_at": 3}}
 
-def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=None,
-                  repair_at=None):
+
+def run_line_walk(n, method, seed, budget, start, near_dir=None):
     began = cpu()
     reached = {}  # repeated cubes -> the CPU second the run first stood there
 
     def on_best(count, labels):
         reached.setdefault(int(count), round(cpu() - began, 1))
 
-    outcome = solve_lns(n, seed=seed, start=start, on_best=on_best,
-                        settings=Settings(restart_from_best=n >= 6, schedule=schedule,
-                                          repair_share=repair_share, repair_at=repair_at),
+    settings = Settings(restart_from_best=n >= 6, **METHODS[method])
+    outcome = solve_lns(n, seed=seed, start=start, on_best=on_best, settings=settings,
                         should_stop=lambda: cpu() - began > budget)
     row = {"best": outcome.best_conflicts, "moves": outcome.moves,
            "solved": outcome.status == SOLVED, "cpu": round(cpu() - began, 1),
@@ -55,7 +60,7 @@ def run_line_walk(n, schedule, seed, budget, start, near_dir=None, repair_share=
         row["labels"] = outcome.best_labels.tolist()
     if near_dir is not None:
         store = update_near(Path(near_dir), n, [(outcome.best_labels, {
-            "by": "measure", "method": schedule, "seed": seed, "run_seed": seed})])
+            "by": "measure", "method": settings.schedule, "seed": seed, "run_seed": seed})])
         row["near_kept"] = len(store)
     return row
 
@@ -76,14 +81,9 @@ def main() -> None:
         start = load_best(Path(args[4]), n).labels
     load_before = os.getloadavg()[0]
     wall = time.perf_counter()
-    if method in ("fixed", "tempering"):
-        row = run_line_walk(n, method, seed, budget, start, near_dir)
-    elif method == "no-repairs":
-        row = run_line_walk(n, "fixed", seed, budget, start, near_dir, repair_share=0.0)
-    elif method == "covers-at-1":
-        row = run_line_walk(n, "fixed", seed, budget, start, near_dir, repair_at=1)
-    else:
+    if method not in METHODS:
         raise SystemExit(f"unknown method {method}")
+    row = run_line_walk(n, method, seed, budget, start, near_dir)
     row.update(n=n, method=method, seed=seed, budget=budget, resumed=start is not None,
                wall=round(time.perf_counter() - wall, 1), load_before=round(load_before, 2),
                load_after=round(os.getloadavg()[0], 2), date=time.strftime("%Y-%m-%d %H:%M"))
