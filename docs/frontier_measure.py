@@ -60,7 +60,7 @@ def run_line_walk(n, method, seed, budget, start, near_dir=None):
         row["labels"] = outcome.best_labels.tolist()
     if near_dir is not None:
         store = update_near(Path(near_dir), n, [(outcome.best_labels, {
-            "by": "measure", "method": settings.schedule, "seed": seed, "run_seed": seed})])
+            "by": "measure", "method": method, "seed": seed, "run_seed": seed})])
         row["near_kept"] = len(store)
     return row
 

@@ -327,9 +327,10 @@ def test_hunt_near_and_learn_on_the_command_line(cli, fixtures, tmp_path):
 @pytest.mark.slow  # run by CI's stage 8 (.ci/run): a real descent of a few CPU seconds
 def test_fresh_descents_of_the_measuring_script_feed_the_kept_states(tmp_path):
     run = subprocess.run([sys.executable, str(ROOT / "docs" / "frontier_measure.py"), "n6",
-                          "fixed", "3", "2", "--near", str(tmp_path)],
+                          "covers-at-1", "3", "2", "--near", str(tmp_path)],
                          capture_output=True, text=True, timeout=280, check=True)
     row = json.loads(run.stdout)
     assert row["near_kept"] == 1
     state = next(iter(load_near(tmp_path, 6)))
     assert state.count == row["best"] and state.source["by"] == "measure"
+    assert state.source["method"] == "covers-at-1"  # the method asked for, not its schedule
