@@ -200,9 +200,10 @@ def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixt
     data = json.loads(result.out)
     assert data["resumed_from"] == 1 and data["conflicts"] == 1
     assert data["descents"] >= 1 and data["moves"] > 0
-    # every full descent ended above the saved state; the last one was cut by the time limit
+    # every full descent ended above the saved state; at most the last one was cut by the
+    # time limit (none, when the limit falls between two descents: seen on a slow machine)
     assert sum(data["descent_bests"].values()) == data["descents"] - data["descents_cut"]
-    assert data["descents_cut"] >= 1
+    assert data["descents_cut"] in (0, 1)
     assert all(int(count) > 1 for count in data["descent_bests"])
     logged = read_descents(tmp_path)  # every descent logged once, as it ended
     assert sorted(r["seed"] for r in logged) == sorted({r["seed"] for r in logged})
