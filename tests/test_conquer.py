@@ -15,17 +15,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.bel.hunt.conquer import (
+    FAMILIES,
     SAT,
     SPLIT,
     UNSAT,
     Neighbourhood,
     Record,
+    family_name,
     grow,
     neighbourhood,
     settle_cube,
 )
-from ilp_pyramid.puzzles.bel.hunt.state import SOLUTION_FILE, BestState, save_best
+from ilp_pyramid.puzzles.bel.hunt.state import SOLUTION_FILE, BestState, load_best, save_best
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays, conflicts_of
 from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
@@ -60,6 +63,64 @@ def brute_force(hood: Neighbourhood) -> bool:
         if conflicts_of(hood.n, trial) == 0:
             return True
     return False
+
+
+def backtrack(hood: Neighbourhood) -> bool:
+    """The same question as brute_force, for neighbourhoods too large to enumerate (no CNF,
+    no solver): the free lines labelled one at a time, always the line with the fewest
+    labels left. A label is left to a line while its lines add up to no more cells than the
+    cubes hold of it and the cells it completes show cubes not shown yet; a branch is cut
+    when a line has no label left, or when every cell left waits on one line only and some
+    cube is on none of their labels."""
+    a = arrays(hood.n)
+    labels = np.asarray(hood.labels).copy()
+    known = np.ones(a.num_lines, dtype=bool)
+    known[list(hood.lines)] = False
+    room = np.full(a.num_labels, hood.n * (2 * hood.n + 1))
+    np.subtract.at(room, labels[known], a.line_len[known])
+    num_cubes = int(a.cube_id.max()) + 1
+    shown: set[int] = set()
+    for cell in np.flatnonzero(known[a.cell_line].all(axis=1)):
+        shown.add(int(a.cube_id[tuple(labels[a.cell_line[cell]])]))
+
+    def options(line: int) -> list[tuple[int, set[int]]]:
+        cells = a.line_cells[a.line_start[line]:a.line_start[line + 1]]
+        known[line] = True
+        done = cells[known[a.cell_line[cells]].all(axis=1)]
+        found = []
+        for label in range(a.num_labels):
+            if room[label] >= a.line_len[line]:
+                labels[line] = label
+                cubes = {int(a.cube_id[tuple(labels[a.cell_line[cell]])]) for cell in done}
+                if len(cubes) == len(done) and not cubes & shown:
+                    found.append((label, cubes))
+        known[line] = False
+        return found
+
+    def place() -> bool:
+        left = np.flatnonzero(~known)
+        if not len(left):
+            return True
+        choices = {int(line): options(int(line)) for line in left}
+        if (~known[a.cell_line]).sum(axis=1).max() == 1:
+            reachable = set().union(*(cubes for found in choices.values()
+                                      for _, cubes in found))
+            if len(reachable | shown) < num_cubes:
+                return False
+        line = min(choices, key=lambda i: len(choices[i]))
+        known[line] = True
+        for label, cubes in choices[line]:
+            labels[line] = label
+            shown.update(cubes)
+            room[label] -= a.line_len[line]
+            if place():
+                return True
+            room[label] += a.line_len[line]
+            shown.difference_update(cubes)
+        known[line] = False
+        return False
+
+    return place()
 
 
 def conquer_in_process(hood: Neighbourhood, record: Record, cube_time: float,
@@ -106,6 +167,65 @@ def test_cubes_split_to_the_bottom_agree_with_a_brute_force(tmp_path):
             assert got == expected, (seed, lines)
             outcomes.add(got)
     assert outcomes == {SAT, UNSAT}
+
+
+def test_a_whole_family_neighbourhood_holds_the_family_and_the_repeated_cubes_lines():
+    state, _ = swapped(solved(4, 1), 4, np.random.default_rng(1))
+    a = arrays(4)
+    core = set(conflict_lines(4, state).tolist())
+    for family, code in FAMILIES.items():
+        whole = set(np.flatnonzero(a.family == code).tolist())
+        least = grow(4, state, 1, family)
+        assert set(least) == whole | core  # never fewer than the family and the core
+        lines = grow(4, state, len(least) + 5, family)
+        assert len(lines) == len(least) + 5 and set(least) < set(lines)
+        assert lines == grow(4, state, len(least) + 5, family)
+    assert grow(4, state, 30) != grow(4, state, 30, "Z")  # the family changes the lines
+    assert family_name("z") == "Z" and family_name(None) is None
+    with pytest.raises(InputError, match="not a family of lines"):
+        family_name("W")
+
+
+def test_whole_family_cubes_agree_with_a_backtracking_search(tmp_path):
+    """N=3 solutions with one line re-labelled, inside the free family (a solution is in the
+    neighbourhood) or outside it (the family alone must make up for it): the cubes, split to
+    the bottom or in one solve, against a search without CNF; both answers must come up."""
+    a = arrays(3)
+    outcomes = set()
+    for seed in range(1, 4):
+        rng = np.random.default_rng(seed)
+        labels = solved(3, seed)
+        for family, code in (("Z", FAMILIES["Z"]), ("X", FAMILIES["X"])):
+            whole = np.flatnonzero(a.family == code)
+            for moved in (rng.choice(whole), rng.choice(np.flatnonzero(a.family != code))):
+                state = labels.copy()
+                state[moved] = (state[moved] + rng.integers(1, a.num_labels)) % a.num_labels
+                hood = Neighbourhood(3, tuple(int(x) for x in state),
+                                     tuple(int(x) for x in whole))
+                expected = SAT if backtrack(hood) else UNSAT
+                for cube_time in (0.0, 30.0):
+                    folder = tmp_path / f"{seed}-{family}-{moved}-{cube_time}"
+                    folder.mkdir()
+                    got = conquer_in_process(hood, Record.open(folder, hood), cube_time)
+                    assert got == expected, (seed, family, moved, cube_time)
+                    outcomes.add(got)
+    assert outcomes == {SAT, UNSAT}
+
+
+def test_the_committed_whole_family_record_of_the_best_n6_state_leaves_no_cube_open(tmp_path):
+    """docs/bel_n6_conquer holds the 125-line neighbourhood of docs/bel_n6_best.json settled:
+    the same state and options must still give its lines (or a rerun would start afresh),
+    and the record must leave no cube open, with no SAT cube in it."""
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    (tmp_path / "best.json").write_bytes((docs / "bel_n6_best.json").read_bytes())
+    best = load_best(tmp_path, 6)
+    hood = neighbourhood(6, best.labels, 125, "Z")
+    path = docs / "bel_n6_conquer" / f"conquer-{hood.key}.jsonl"
+    assert path.is_file(), f"no record {path.name}: the neighbourhood's lines changed"
+    assert len(hood.lines) == 125
+    record = Record.open(path.parent, hood)
+    assert record.settled and not record.open_cubes() and record.solution() is None
+    assert {row["status"] for row in record.settled.values()} <= {UNSAT, SPLIT}
 
 
 def test_a_rerun_goes_on_from_the_record_and_settles_nothing_twice(tmp_path):
@@ -161,12 +281,38 @@ def test_hunt_conquer_solves_near_a_solution_and_a_rerun_reads_the_record(tmp_pa
     assert again.returncode == 0 and json.loads(again.stdout)["cubes_this_run"] == 0
 
 
+def test_hunt_conquer_a_whole_family_finds_a_solution_two_of_its_lines_away(tmp_path):
+    labels = solved(4, 4)
+    a = arrays(4)
+    rng = np.random.default_rng(4)
+    z = np.flatnonzero(a.family == FAMILIES["Z"])
+    while True:  # two Z lines of one length exchanged: the solution is in the neighbourhood
+        i, j = rng.choice(z, 2, replace=False)
+        if a.line_len[i] == a.line_len[j] and labels[i] != labels[j]:
+            break
+    state = labels.copy()
+    state[i], state[j] = labels[j], labels[i]
+    save_best(tmp_path, BestState(4, conflicts_of(4, state), state))
+    result = hunt_command(4, "--state-dir", tmp_path, "--conquer", 1, "--whole-family", "z",
+                          "--jobs", 1, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "solved" and report["whole_family"] == "Z"
+    assert report["lines"] == len(grow(4, state, 1, "Z")) >= len(z)
+    assert verify_solution(parse_drawing((tmp_path / SOLUTION_FILE).read_text())).valid
+
+
 def test_hunt_conquer_input_errors(cli, tmp_path):
     result = cli("hunt", 4, "--state-dir", tmp_path, "--conquer", 20)
     assert result.code == 2 and "no saved state" in result.err
     assert result.err.strip().count("\n") == 0
     both = cli("hunt", 4, "--state-dir", tmp_path, "--conquer", 20, "--near")
     assert both.code == 2 and "separate" in both.err
+    alone = cli("hunt", 4, "--state-dir", tmp_path, "--whole-family", "Z")
+    assert alone.code == 2 and "--whole-family goes with --conquer" in alone.err
+    bad = cli("hunt", 4, "--state-dir", tmp_path, "--conquer", 20, "--whole-family", "W")
+    assert bad.code == 2 and "not a family of lines" in bad.err
+    assert bad.err.strip().count("\n") == 0
 
 
 @pytest.mark.slow

@@ -100,6 +100,11 @@ def hunt(
     cube_time: float = typer.Option(
         30.0, "--cube-time", min=0.1,
         help="With --conquer: CPU seconds one cube gets before it is split."),
+    whole_family: str = typer.Option(
+        None, "--whole-family",
+        help="With --conquer: X | Y | Z, the neighbourhood holds every line of this family "
+             "(lines of one family never cross) besides the lines through the repeated "
+             "cubes, and grows from there to LINES (docs/frontier.md)."),
     seed: int = Seed,
     json_out: bool = Json,
 ) -> None:
@@ -138,9 +143,11 @@ def hunt(
             else:
                 console.print(learn_text(report), end="", markup=False)
         return
+    if whole_family is not None and conquer is None:
+        fail("--whole-family goes with --conquer")
     if conquer is not None:
         conquer_command(n, state_dir, conquer, cube_time, time_limit, jobs, scheduler,
-                        json_out)
+                        json_out, whole_family)
         return
     result = run_hunt(n, state_dir, time_limit, jobs, scheduler, repair, seed,
                       listener=Lines(json_out, descent), neighbourhood=neighbourhood,
@@ -295,11 +302,12 @@ def _on_file(result: HuntResult, state_dir: Path) -> tuple[dict[str, int],
 
 def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,
                     time_limit: float | None, jobs: int | None, scheduler: str | None,
-                    json_out: bool) -> None:
+                    json_out: bool, family: str | None = None) -> None:
     """`hunt --conquer LINES`: settle the neighbourhood's cubes; exit 0 solved, 1 every cube
     UNSAT, 3 cubes left open at --time-limit."""
     say = Lines(json_out, None).say
-    result = run_conquer(n, state_dir, size, cube_time, time_limit, jobs, scheduler, say)
+    result = run_conquer(n, state_dir, size, cube_time, time_limit, jobs, scheduler, say,
+                         family)
     if json_out:
         print_json(conquer_json(result))
     else:
@@ -312,7 +320,8 @@ def conquer_command(n: int, state_dir: Path, size: int, cube_time: float,
 
 def conquer_json(result: ConquerResult) -> dict:
     return {"n": result.n, "status": result.status, "neighbourhood": result.key,
-            "lines": result.lines, "start_conflicts": result.start_conflicts,
+            "lines": result.lines, "whole_family": result.family,
+            "start_conflicts": result.start_conflicts,
             "unsat_cubes": result.unsat, "split_cubes": result.split,
             "open_cubes": result.open, "cubes_this_run": result.cubes_this_run,
             "cpu_seconds": round(result.cpu_seconds, 1), "seconds": round(result.seconds, 2),
@@ -325,7 +334,8 @@ def print_conquest(result: ConquerResult) -> None:
     verdict = {"solved": "SAT: solved and verified",
                "unsat": "every cube UNSAT: no solution with the lines outside kept",
                "timeout": f"{result.open} cube(s) still open"}[result.status]
-    console.print(f"conquer N={result.n}, {result.lines} lines around a state with "
+    whole = "" if result.family is None else f" (every {result.family} line among them)"
+    console.print(f"conquer N={result.n}, {result.lines} lines{whole} around a state with "
                   f"{result.start_conflicts} repeated cube(s): {verdict}; {result.unsat} "
                   f"cube(s) UNSAT, {result.split} split, {result.cubes_this_run} settled in "
                   f"this run ({result.seconds / 60:.1f} min, {result.jobs} job(s)); "

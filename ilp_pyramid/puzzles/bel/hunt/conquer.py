@@ -11,7 +11,11 @@ fail by propagation as UNSAT at once.
 
 The neighbourhood grows from the lines through the repeated cubes' cells, adding the line
 that crosses the region most often (ties: the lowest index), so the same state and size
-always give the same lines. Its record, one JSON object per line, lets a resumed run skip
+always give the same lines. It may also start from one whole family of lines (`family`):
+lines of one family never cross, so with the other two families held, each of its lines
+only chooses which cubes its own cells show, and the question is close to an exact cover
+that CaDiCaL settles at sizes (121 Z lines and more) where a region grown line by line
+is out of reach. Its record, one JSON object per line, lets a resumed run skip
 every settled cube; `open_cubes` rebuilds the cubes left from it.
 """
 
@@ -28,6 +32,7 @@ import numpy as np
 
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.sat import SatSession
+from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
@@ -38,10 +43,25 @@ SAT, UNSAT, SPLIT, OPEN = "sat", "unsat", "split", "open"
 LOOKAHEAD_LINES = 12  # boundary lines probed per split (each probe: one propagation a label)
 
 
-def grow(n: int, labels: np.ndarray, size: int) -> tuple[int, ...]:
-    """`size` lines around the repeated cubes of `labels` (all lines if fewer)."""
+FAMILIES = {"X": 0, "Y": 1, "Z": 2}  # as arrays(n).family codes them
+
+
+def family_name(family: str | None) -> str | None:
+    """`family` as FAMILIES names it (any case), None for none; InputError otherwise."""
+    if family is None:
+        return None
+    if family.upper() not in FAMILIES:
+        raise InputError(f"{family!r} is not a family of lines (X, Y or Z)")
+    return family.upper()
+
+
+def grow(n: int, labels: np.ndarray, size: int, family: str | None = None) -> tuple[int, ...]:
+    """`size` lines around the repeated cubes of `labels` (all lines if fewer), starting
+    from every line of `family` too when one is named (then never fewer than those)."""
     a = arrays(n)
     region = {int(i) for i in conflict_lines(n, labels)}
+    if family is not None:
+        region |= {int(i) for i in np.flatnonzero(a.family == FAMILIES[family])}
     size = min(size, a.num_lines)
     crossings = np.zeros(a.num_lines, dtype=np.int64)
 
@@ -89,9 +109,10 @@ class Neighbourhood:
                 "lines": list(self.lines)}
 
 
-def neighbourhood(n: int, labels: np.ndarray, size: int) -> Neighbourhood:
+def neighbourhood(n: int, labels: np.ndarray, size: int,
+                  family: str | None = None) -> Neighbourhood:
     labels = np.asarray(labels)
-    return Neighbourhood(n, tuple(int(x) for x in labels), grow(n, labels, size))
+    return Neighbourhood(n, tuple(int(x) for x in labels), grow(n, labels, size, family))
 
 
 class Conqueror:

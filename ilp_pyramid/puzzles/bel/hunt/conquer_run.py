@@ -28,6 +28,7 @@ from ilp_pyramid.puzzles.bel.hunt.conquer import (
     SAT,
     SPLIT,
     Record,
+    family_name,
     neighbourhood,
     settle_cube,
 )
@@ -42,6 +43,7 @@ class ConquerResult:
     key: str
     record: Path
     lines: int  # free lines of the neighbourhood
+    family: str | None  # the whole family it starts from, if any
     start_conflicts: int  # repeated cubes of the state the neighbourhood is taken around
     unsat: int  # cubes settled UNSAT so far (refuted labels count as cubes)
     split: int
@@ -55,9 +57,11 @@ class ConquerResult:
 
 def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
                 time_limit: float | None, jobs: int | None, scheduler: str | None,
-                say=lambda text: None) -> ConquerResult:
+                say=lambda text: None, family: str | None = None) -> ConquerResult:
     """Settle the cubes of the `size`-line neighbourhood of STATE_DIR/best.json (every other
-    line held at its label) until all are settled, one is SAT, or `time_limit` passes."""
+    line held at its label; starting from every line of `family` when one is named) until
+    all are settled, one is SAT, or `time_limit` passes."""
+    family = family_name(family)
     best = load_best(state_dir, n)
     if best is None:
         raise InputError(f"{state_dir / BEST_FILE}: no saved state to conquer around "
@@ -65,14 +69,15 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
     if best.conflicts == 0:
         raise InputError(f"{state_dir / BEST_FILE} is already a solution")
     need("distributed")
-    hood = neighbourhood(n, best.labels, size)
+    hood = neighbourhood(n, best.labels, size, family)
     with hold(state_dir / f"conquer-{hood.key}.lock", f"--state-dir {state_dir} --conquer"):
         record = Record.open(state_dir, hood)
         began = time.monotonic()
         deadline = None if time_limit is None else began + time_limit
         if scheduler is None:
             jobs = local_jobs(jobs)
-        say(f"conquering {len(hood.lines)} lines around {state_dir / BEST_FILE} "
+        whole = "" if family is None else f" (every {family} line among them)"
+        say(f"conquering {len(hood.lines)} lines{whole} around {state_dir / BEST_FILE} "
             f"({best.conflicts} repeated cube{'' if best.conflicts == 1 else 's'}), every "
             f"other line kept; record {record.path}")
         solved = record.solution()
@@ -83,7 +88,7 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
         counts = record.counts()
         status = "solved" if solved is not None else (
             "unsat" if counts["open"] == 0 else "timeout")
-        result = ConquerResult(n, status, hood.key, record.path, len(hood.lines),
+        result = ConquerResult(n, status, hood.key, record.path, len(hood.lines), family,
                                best.conflicts, counts["unsat"], counts["split"],
                                counts["open"], done, record.cpu_seconds(),
                                time.monotonic() - began, jobs or 0)
