@@ -126,6 +126,8 @@ def hunt(
     check_options(n, state_dir, repair, neighbourhood, schedule)
     if sum((plot is not None, near, learn_, conquer is not None)) > 1:
         fail("--plot, --near, --learn and --conquer are separate: give one")
+    if whole_family is not None and conquer is None:
+        fail("--whole-family goes with --conquer")
     if plot is not None:
         draw_plot(n, state_dir, plot, json_out)
         return
@@ -143,8 +145,6 @@ def hunt(
             else:
                 console.print(learn_text(report), end="", markup=False)
         return
-    if whole_family is not None and conquer is None:
-        fail("--whole-family goes with --conquer")
     if conquer is not None:
         conquer_command(n, state_dir, conquer, cube_time, time_limit, jobs, scheduler,
                         json_out, whole_family)
