@@ -29,6 +29,7 @@ from ilp_pyramid.cli_common import (
     print_json,
 )
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
+from ilp_pyramid.puzzles.bel.hunt.conquer import lines_text
 from ilp_pyramid.puzzles.bel.hunt.conquer_run import ConquerResult, run_conquer
 from ilp_pyramid.puzzles.bel.hunt.coordinator import HuntResult, Listener, run_hunt
 from ilp_pyramid.puzzles.bel.hunt.near import NEAR_FILE, NearStore, load_near
@@ -334,8 +335,8 @@ def print_conquest(result: ConquerResult) -> None:
     verdict = {"solved": "SAT: solved and verified",
                "unsat": "every cube UNSAT: no solution with the lines outside kept",
                "timeout": f"{result.open} cube(s) still open"}[result.status]
-    whole = "" if result.family is None else f" (every {result.family} line among them)"
-    console.print(f"conquer N={result.n}, {result.lines} lines{whole} around a state with "
+    console.print(f"conquer N={result.n}, {lines_text(result.lines, result.family)} around "
+                  f"a state with "
                   f"{result.start_conflicts} repeated cube(s): {verdict}; {result.unsat} "
                   f"cube(s) UNSAT, {result.split} split, {result.cubes_this_run} settled in "
                   f"this run ({result.seconds / 60:.1f} min, {result.jobs} job(s)); "

@@ -55,6 +55,11 @@ def family_name(family: str | None) -> str | None:
     return family.upper()
 
 
+def lines_text(count: int, family: str | None) -> str:
+    """"125 lines (every Z line among them)": a neighbourhood's size as the reports say it."""
+    return f"{count} lines" + ("" if family is None else f" (every {family} line among them)")
+
+
 def grow(n: int, labels: np.ndarray, size: int, family: str | None = None) -> tuple[int, ...]:
     """`size` lines around the repeated cubes of `labels` (all lines if fewer), starting
     from every line of `family` too when one is named (then never fewer than those)."""

@@ -29,6 +29,7 @@ from ilp_pyramid.puzzles.bel.hunt.conquer import (
     SPLIT,
     Record,
     family_name,
+    lines_text,
     neighbourhood,
     settle_cube,
 )
@@ -76,8 +77,7 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
         deadline = None if time_limit is None else began + time_limit
         if scheduler is None:
             jobs = local_jobs(jobs)
-        whole = "" if family is None else f" (every {family} line among them)"
-        say(f"conquering {len(hood.lines)} lines{whole} around {state_dir / BEST_FILE} "
+        say(f"conquering {lines_text(len(hood.lines), family)} around {state_dir / BEST_FILE} "
             f"({best.conflicts} repeated cube{'' if best.conflicts == 1 else 's'}), every "
             f"other line kept; record {record.path}")
         solved = record.solution()
