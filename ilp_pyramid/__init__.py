@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 # The version is the installed distribution's (pyproject.toml holds it): `__version__` is
 # looked up on first use, since importlib.metadata costs more than a small solve may spend.
-UNKNOWN_VERSION = "0+unknown"  # a source tree that was never installed
+from ilp_pyramid.version import UNKNOWN_VERSION as UNKNOWN_VERSION
+from ilp_pyramid.version import installed_version
 
 if TYPE_CHECKING:
     __version__: str
@@ -78,18 +79,9 @@ def solver(name: str) -> Solver:
     return table.solver(name)
 
 
-def _installed_version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("ilp-pyramid")
-    except metadata.PackageNotFoundError:
-        return UNKNOWN_VERSION
-
-
 def __getattr__(name: str):
     if name == "__version__":
-        globals()[name] = version = _installed_version()
+        globals()[name] = version = installed_version()
         return version
     module = _LAZY.get(name)
     if module is None:

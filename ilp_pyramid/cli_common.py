@@ -110,9 +110,8 @@ def like(option: Any, **changes: Any) -> Any:
 
 def solver_names(*families: str) -> str:
     """'highs | cbc | ...' for help texts, from the one solver table (a solver added there
-    shows in every help at once; nothing is imported). Families: mip, sat, cp, dlx."""
-
-    return listing(*("cp" if f == "cpsat" else f for f in families))
+    shows in every help at once; nothing is imported). Families: mip, sat, cp, dlx, maxsat."""
+    return listing(*families)
 
 
 def solve_options(time_limit: float | None, threads: int | None, seed: int | None,

@@ -13,8 +13,9 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid import backends
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
-from ilp_pyramid.backends.sat import resolve, shuffled
+from ilp_pyramid.backends.sat import shuffled
 from ilp_pyramid.cli_common import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -28,18 +29,22 @@ from ilp_pyramid.cli_common import (
     like,
     load_input,
     print_json,
-    solver_names,
 )
-from ilp_pyramid.errors import SolverError
+from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.dimacs import SATISFIABLE, read_dimacs
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.verify.cnf import unsatisfied
 
 
+def _cnf_solvers() -> str:
+    """'kissat | cadical | ...': the solver table's lines that read CNF as it is."""
+    return " | ".join(name for name in solvers.names() if solvers.solver(name).reads("cnf"))
+
+
 def solve_cnf(
     cnf_file: Path = typer.Argument(..., help="DIMACS CNF file (.cnf, or .cnf.gz)."),
     solver: str = like(Solver, default="kissat",
-                       help=f"A SAT solver of python-sat: {solver_names('sat')}."),
+                       help=f"A solver that reads CNF: {_cnf_solvers()}."),
     seed: int = like(Seed, default=0,
                      help="Shuffle the clauses and their literals with this seed (0: as in "
                           "the file). CDCL solvers are deterministic: the order is what makes "
@@ -57,16 +62,17 @@ def solve_cnf(
     """
 
     try:
-        real = resolve(solver)
-    except SolverError as exc:
+        entry = solvers.solver(solver).require()
+    except InputError as exc:
         fail(str(exc))
-    if real == "cpsat":
-        fail("solve-cnf takes python-sat's solvers (cpsat reads no DIMACS here)")
+    if not entry.reads("cnf"):
+        fail(f"solve-cnf takes a solver that reads CNF ({_cnf_solvers()}), not {entry.name}")
+    real = entry.name
     start = time.perf_counter()
     cnf = load_input(cnf_file, read_dimacs)
     clauses = shuffled(cnf.clauses, seed)
     read_seconds = time.perf_counter() - start
-    result = backends.solve(clauses, real, SolveOptions(time_limit=time_limit))
+    result = backends.solve(clauses, entry, SolveOptions(time_limit=time_limit))
     report = {"file": str(cnf_file), "solver": real, "seed": seed,
               "variables": cnf.num_variables, "clauses": len(cnf.clauses),
               "status": result.status.value, "read_seconds": round(read_seconds, 3),

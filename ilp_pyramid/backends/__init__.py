@@ -8,13 +8,16 @@ The form says what kind of model it is, and with it which solvers can take it:
 | CNF: a list of clauses or a pysat CNF | family sat (python-sat's solvers), cpsat     |
 | `ExactCoverForm` (rows and items)     | every solver: dlx natively (`exact_cover.py`), |
 |                                       | the others through its one lowering         |
-|                                       | (`lowering.py`: PuLP problem, CNF, BoolModel) |
-| `cpsat.BoolModel`                     | cpsat (`cpsat.py`)                          |
+|                                       | (`lowering.py`: PuLP problem, CNF, WCNF,    |
+|                                       | BoolModel; the answer mapped back to rows)  |
+| `BoolModel`                           | cpsat (`cpsat.py`)                          |
 | `pysat.formula.WCNF` (hard + weighted | family maxsat: rc2 (`maxsat.py`)            |
 | soft clauses)                         |                                             |
 
-A solver is resolved once from its name (`solver(name)`, a `solvers.Solver`) and that object
-is passed on: it knows its family, its forms, whether it is installed and how it solves.
+The forms live in `forms.py`, apart from any solver. A solver is resolved once from its name
+(`solver_of(name)`, a `solvers.Solver`), here, and that object is passed on: its table line
+says its forms, what it can do (its capabilities), whether it is installed, and the backend
+module that solves it; a backend module takes that object and a form, never a name.
 
 Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, the time limit
 kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, no
@@ -25,50 +28,21 @@ its form and calls `solve`; it never asks which family a solver belongs to.
 
 from __future__ import annotations
 
+import importlib
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
-from ilp_pyramid.backends import process, solvers
-from ilp_pyramid.backends.base import CPSAT, DLX, Result, SolveOptions
+from ilp_pyramid.backends import lowering, process, solvers
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.forms import BoolModel, ExactCoverForm, form_kind
 from ilp_pyramid.backends.solvers import Solver
 from ilp_pyramid.backends.solvers import solver as solver_of
 from ilp_pyramid.errors import InputError
 
-__all__ = ["CPSAT", "DLX", "ExactCoverForm", "Result", "SolveOptions", "Solver", "accepts",
+__all__ = ["BoolModel", "ExactCoverForm", "Result", "SolveOptions", "Solver", "accepts",
            "all_solvers", "first_form", "form_kind", "forms_for", "kind", "require", "solve",
            "solver_of", "solvers"]
-
-
-@dataclass(frozen=True)
-class ExactCoverForm:
-    """Choose rows so that every primary item is in exactly one chosen row and every
-    secondary item (numbered after the primary ones) in at most one.
-
-    Every solver takes it; the answer is `Result.rows`, the chosen rows. The names are
-    optional and only for people reading a lowered model (an exported LP keeps them as
-    variable and constraint names): `row_names[r]`, `item_names[i]`, the model's `name`.
-
-        >>> from ilp_pyramid import backends
-        >>> form = backends.ExactCoverForm([[0, 1], [1, 2], [2]], num_primary=3)
-        >>> sorted(backends.solve(form, "highs").rows), sorted(backends.solve(form, "dlx").rows)
-        ([0, 2], [0, 2])
-    """
-
-    rows: Sequence[Sequence[int]]
-    num_primary: int
-    num_secondary: int = 0
-    row_names: Sequence[str] | None = None
-    item_names: Sequence[str] | None = None
-    name: str = "exact_cover"
-
-    @property
-    def num_items(self) -> int:
-        return self.num_primary + self.num_secondary
-
-    def uncovered(self) -> list[int]:
-        """The primary items no row holds: when there are any, no cover exists."""
-        held = {item for row in self.rows for item in row}
-        return [item for item in range(self.num_primary) if item not in held]
 
 
 def kind(solver: str | Solver) -> str:
@@ -122,33 +96,48 @@ def require(solver: str | Solver) -> Solver:
     return solver_of(solver).require()
 
 
-def form_kind(form: object) -> str:
-    """'mip', 'cnf', 'wcnf', 'exact_cover' or 'bool' for a model form; InputError otherwise."""
-    import sys
-
-    pulp = sys.modules.get("pulp")  # no PuLP problem exists before PuLP is loaded
-    if pulp is not None and isinstance(form, pulp.LpProblem):
-        return "mip"
-    if isinstance(form, ExactCoverForm):
-        return "exact_cover"
-    cpsat = sys.modules.get("ilp_pyramid.backends.cpsat")  # nor a BoolModel before cpsat.py
-    if cpsat is not None and isinstance(form, cpsat.BoolModel):
-        return "bool"
-    if hasattr(form, "soft") and hasattr(form, "wght"):  # a WCNF: before any other clauses
-        return "wcnf"
-    if hasattr(form, "clauses") or isinstance(form, list | tuple):
-        return "cnf"
-    raise InputError(f"not a model form a backend takes: {type(form).__name__}")
-
-
 def solve(form: object, solver: str | Solver, options: SolveOptions | None = None) -> Result:
     """Solve a model form with `solver` (a name or a `Solver`); InputError if the solver
-    cannot take that form."""
+    cannot take that form, or is not installed. A form the solver does not read natively
+    (an exact cover) is lowered to its first native form that `lowering` makes, and the
+    answer mapped back (`Result.rows`)."""
     options = options or SolveOptions()
     entry = solver_of(solver)
     what = form_kind(form)
     if not entry.takes(what):
         raise InputError(f"solver {entry.name!r} does not take a {what} model")
+    entry.require()
+    backend = importlib.import_module(entry.backend)
     # stdout is the package's: whatever a native solver prints goes to stderr or nowhere.
     with process.native_output(options.verbose):
-        return entry.solve(form, what, options)
+        if entry.reads(what):
+            return backend.run(form, what, entry, options)
+        return _lowered(form, entry, backend, options)
+
+
+def _lowered(form: ExactCoverForm, entry: Solver, backend, options: SolveOptions) -> Result:
+    """An exact cover on a solver that reads another form: lowered, solved, inverted.
+    `seconds` counts the lowering and the solve, not the loading of the libraries (as
+    Dancing Links' clock starts after numba is loaded)."""
+    target = next((kind for kind in entry.native if kind in lowering.TARGETS), None)
+    if target is None:
+        raise InputError(f"solver {entry.name!r} reads no form an exact cover is lowered to")
+    lowering.load(target)
+    start = time.perf_counter()
+    lowered = lowering.lower(form, target)
+    result = backend.run(lowered.form, target, entry, options)
+    if entry.presolve_retry and result.status == Status.ERROR and not _limit_reached(
+            options, time.perf_counter() - start):
+        # HiGHS 1.15's presolve can end in "solve error" on an infeasible cover (IQ's
+        # pyramid3: "MIP solver claims optimality, but with ... infeasibilities"): ask again
+        # without presolve.
+        spent = time.perf_counter() - start
+        left = None if options.time_limit is None else options.time_limit - spent
+        retry = replace(options, time_limit=left, extra={**options.extra, "presolve": "off"})
+        result = backend.run(lowered.form, target, entry, retry)
+    result.seconds = time.perf_counter() - start
+    return lowered.invert(result)
+
+
+def _limit_reached(options: SolveOptions, seconds: float) -> bool:
+    return options.time_limit is not None and seconds >= 0.95 * options.time_limit

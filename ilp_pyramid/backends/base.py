@@ -35,10 +35,6 @@ from typing import NoReturn
 
 from ilp_pyramid.errors import InputError
 
-# Solver names that are no MIP and no python-sat solver, known to every backend module.
-DLX = "dlx"  # the package's Dancing Links engine, for the exact-cover form
-CPSAT = "cpsat"
-
 
 class Status(StrEnum):
     """A run's outcome; a str, so it prints and serialises to JSON as its value."""

@@ -1,11 +1,11 @@
 """OR-Tools CP-SAT as a backend of its own, with a native form: `BoolModel`.
 
-`BoolModel` is a small neutral Boolean model, the constraints CP-SAT takes directly: Boolean
-variables numbered 1..num_vars as in DIMACS, clauses, exactly-one groups and linear
-constraints over literals. CNF clauses (`solve_clauses`, the path `--solver cpsat` of the SAT
-models) are a BoolModel with clauses only; the exact-cover form is lowered to one
-exactly-one group per item (`lowering.to_bool`), which CP-SAT propagates natively instead of
-through a cardinality encoding.
+`BoolModel` (forms.py, named here too) is a small neutral Boolean model, the constraints
+CP-SAT takes directly: Boolean variables numbered 1..num_vars as in DIMACS, clauses,
+exactly-one groups and linear constraints over literals. CNF clauses (`solve_clauses`, the
+path `--solver cpsat` of the SAT models) are a BoolModel with clauses only; the exact-cover
+form is lowered to one exactly-one group per item (`lowering.to_bool`), which CP-SAT
+propagates natively instead of through a cardinality encoding.
 
 CP-SAT runs in a fresh interpreter: OR-Tools and highspy ship clashing HiGHS symbols and
 cannot live in one process (importing either after the other fails), and this process has
@@ -26,49 +26,22 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.forms import BoolModel
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.extras import need  # here: the small SAT solves load this module
 from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
 
-NAME = "cpsat"
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.solvers import Solver
+
+__all__ = ["BoolModel", "available", "require", "run", "settings", "solve_clauses", "solve_model"]
+
 # Time CP-SAT gets beyond its own limit (interpreter and OR-Tools start) before it is killed.
 _START_GRACE = 5.0
-RELATIONS = ("<=", ">=", "==")
-
-
-@dataclass
-class BoolModel:
-    """Boolean variables 1..num_vars; a literal is +v (v true) or -v (v false)."""
-
-    num_vars: int = 0
-    clauses: list[list[int]] = field(default_factory=list)
-    exactly_one: list[list[int]] = field(default_factory=list)
-    # sum(coefficient * literal) <relation> bound, a true literal counting 1
-    linear: list[tuple[list[int], list[int], str, int]] = field(default_factory=list)
-    names: dict[int, str] = field(default_factory=dict)  # optional: values come back by name
-
-    def new_var(self, name: str | None = None) -> int:
-        self.num_vars += 1
-        if name is not None:
-            self.names[self.num_vars] = name
-        return self.num_vars
-
-    def add_linear(self, literals: Sequence[int], coefficients: Sequence[int], relation: str,
-                   bound: int) -> None:
-        if relation not in RELATIONS or len(literals) != len(coefficients):
-            raise ValueError(f"bad linear constraint: relation {relation!r}, "
-                             f"{len(literals)} literals, {len(coefficients)} coefficients")
-        self.linear.append((list(literals), list(coefficients), relation, int(bound)))
-
-    def to_json(self) -> dict:
-        return {"num_vars": self.num_vars, "clauses": self.clauses,
-                "exactly_one": self.exactly_one, "linear": self.linear}
-
-
 def available() -> bool:
     try:
         return importlib.util.find_spec("ortools.sat.python.cp_model") is not None
@@ -76,11 +49,11 @@ def available() -> bool:
         return False
 
 
-def run(form: object, what: str, solver: object, options: SolveOptions) -> Result:
-    """The solver table's door (`Solver.solve`): a BoolModel, or CNF clauses."""
+def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
+    """The backend's door (`backends.solve`): a BoolModel, or CNF clauses."""
     if what == "bool":
-        return solve_model(form, options)
-    return solve_clauses(form.clauses if hasattr(form, "clauses") else form, options)
+        return solve_model(form, solver, options)  # type: ignore[arg-type]
+    return solve_clauses(form.clauses if hasattr(form, "clauses") else form, solver, options)
 
 
 def require() -> None:
@@ -139,14 +112,16 @@ def settings(options: SolveOptions) -> dict:
     return out
 
 
-def solve_clauses(clauses: Sequence[Sequence[int]], options: SolveOptions | None = None
-                  ) -> Result:
+def solve_clauses(clauses: Sequence[Sequence[int]], solver: Solver,
+                  options: SolveOptions | None = None) -> Result:
     """CNF clauses as a BoolModel with clauses only."""
     top = max((abs(lit) for clause in clauses for lit in clause), default=0)
-    return solve_model(BoolModel(num_vars=top, clauses=[list(c) for c in clauses]), options)
+    model = BoolModel(num_vars=top, clauses=[list(c) for c in clauses])
+    return solve_model(model, solver, options)
 
 
-def solve_model(model: BoolModel, options: SolveOptions | None = None) -> Result:
+def solve_model(model: BoolModel, solver: Solver, options: SolveOptions | None = None
+                ) -> Result:
     """Solve `model`: the literals of a solution in `model`, values by name where named."""
 
     require()
@@ -161,25 +136,26 @@ def solve_model(model: BoolModel, options: SolveOptions | None = None) -> Result
             out, err = child.communicate(text.encode(), timeout=None if limit is None
                                          else limit + _START_GRACE)
     except subprocess.TimeoutExpired:
-        return Result(NAME, Status.TIMEOUT, time.perf_counter() - start,
+        return Result(solver.name, Status.TIMEOUT, time.perf_counter() - start,
                       message=f"no answer within {limit:g} s; solver stopped")
     finally:
         process.stop(child)
     seconds = time.perf_counter() - start
     if child.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines()
-        return Result(NAME, Status.ERROR, seconds, message=lines[-1] if lines
+        return Result(solver.name, Status.ERROR, seconds, message=lines[-1] if lines
                       else f"the CP-SAT process exited with code {child.returncode}")
     try:
         status, literals = parse_certificate(out.decode(errors="replace"))
     except InputError as exc:
-        return Result(NAME, Status.ERROR, seconds, message=f"unreadable CP-SAT answer: {exc}")
+        return Result(solver.name, Status.ERROR, seconds,
+                      message=f"unreadable CP-SAT answer: {exc}")
     if status == SATISFIABLE:
         true = {lit for lit in literals if lit > 0}
         values = {name: float(var in true) for var, name in model.names.items()}
-        return Result(NAME, Status.SOLVED, seconds, model=literals, values=values)
+        return Result(solver.name, Status.SOLVED, seconds, model=literals, values=values)
     if status == UNSATISFIABLE:
-        return Result(NAME, Status.INFEASIBLE, seconds)
-    return Result(NAME, Status.TIMEOUT, seconds,
+        return Result(solver.name, Status.INFEASIBLE, seconds)
+    return Result(solver.name, Status.TIMEOUT, seconds,
                   message=f"no answer within {limit:g} s" if limit else "no answer")
 

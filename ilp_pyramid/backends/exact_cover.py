@@ -45,12 +45,18 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.backends.process import die_with_parent
 from ilp_pyramid.machine import cores
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.forms import ExactCoverForm
+    from ilp_pyramid.backends.solvers import Solver
 
 __all__ = [
     "CountResult",
@@ -58,6 +64,7 @@ __all__ = [
     "SearchResult",
     "auto_depth",
     "count_exact_cover",
+    "run",
     "solve_exact_cover",
 ]
 
@@ -857,3 +864,21 @@ def _count_in_workers(problem: ExactCover, parts: list[tuple[tuple[int, ...], in
                 worker.join(timeout=2)
         results.cancel_join_thread()
         results.close()
+
+
+def run(form: ExactCoverForm, what: str, solver: Solver, options: SolveOptions) -> Result:
+    """The backend's door (`backends.solve`): an exact cover, its first solution as
+    `Result.rows`; its clock starts after numba is loaded."""
+    start = time.perf_counter()
+    if not form.rows:
+        status = Status.SOLVED if form.num_primary == 0 else Status.INFEASIBLE
+        return Result(solver.name, status, 0.0)
+    found = ExactCover(form.rows, form.num_primary, form.num_secondary).solve(
+        limit=1, time_limit=options.time_limit)
+    seconds = time.perf_counter() - start
+    if found.solutions:
+        return Result(solver.name, Status.SOLVED, seconds, rows=list(found.solutions[0]))
+    if found.exhausted:
+        return Result(solver.name, Status.INFEASIBLE, seconds)
+    return Result(solver.name, Status.TIMEOUT, seconds,
+                  message=f"no answer within {options.time_limit} s")

@@ -17,29 +17,24 @@ ones are an InputError. Each model found goes back to the parent at once, so the
 answers `feasible` with the last model and its broken weight (the proof of optimality is
 what the limit stopped, as a MIP solver's incumbent), or `timeout` before any model.
 
-The search runs in a forked child, as the SAT backend's large formulas do (`sat.py`): the
-parent waits on a pipe for at most the limit, then kills the child; SIGINT/SIGTERM while
-waiting kill it and raise `errors.Interrupted`. Kissat solves only once per solver object, so
-it (and Lingeling) gets a fresh solver with all the clauses at each step; the others keep
-one solver and its learnt clauses.
+The search runs in a forked child, as the SAT backend's large formulas do
+(`process.solve_forked`): the parent waits on a pipe for at most the limit, then kills the
+child; SIGINT/SIGTERM while waiting kill it and raise `errors.Interrupted`. A solver whose
+line has no `reuse` (Kissat solves only once per solver object, Lingeling too) gets a fresh
+solver with all the clauses at each step; the others keep one solver and its learnt clauses.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import Result, SolveOptions
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.solvers import Solver
-
-# Solvers that answer one solve per object (a second call aborts Kissat's process).
-_ONE_SOLVE = ("kissat", "lingeling")
 
 
 def unit_weight(weights: Sequence[int]) -> int:
@@ -81,91 +76,50 @@ def solve(hard: list[list[int]], soft: list[list[int]], weights: list[int], solv
     import pysat.solvers  # noqa: F401
 
     weight = unit_weight(weights)
-    best: tuple[list[int], int] | None = None
-    with process.forked(_child, (hard, soft, solver.plugin)) as child:
-        while True:
-            answer = child.answer(options)
-            if answer is None:
-                return _stopped(solver, best, weight, child.start, options)
-            outcome, payload = answer
-            if outcome == process.ENDED:
-                return Result(solver.name, Status.ERROR, child.seconds(),
-                              message=f"the SAT process ended without an answer (exit "
-                                      f"code {payload})")
-            if outcome != "model":
-                break
-            best = payload
-    seconds = child.seconds()
-    if outcome == "optimum" and best is not None:
-        model, cost = best
-        return Result(solver.name, Status.SOLVED, seconds, model=model,
-                      objective=cost * weight)
-    if outcome == "unsat":
-        return Result(solver.name, Status.INFEASIBLE, seconds,
-                      message="the hard clauses are unsatisfiable")
-    return Result(solver.name, Status.ERROR, seconds, message=str(payload))
+    return process.solve_forked(_search, (hard, soft, weight, solver.plugin, solver.reuse),
+                                solver.name, options)
 
 
-def _stopped(solver: Solver, best: tuple[list[int], int] | None, weight: int, start: float,
-             options: SolveOptions) -> Result:
-    seconds = time.perf_counter() - start
-    if best is None:
-        return Result(solver.name, Status.TIMEOUT, seconds,
-                      message=f"no model within {options.time_limit:g} s; solver stopped")
-    model, cost = best
-    return Result(solver.name, Status.FEASIBLE, seconds, model=model, objective=cost * weight,
-                  message=f"broken weight {cost * weight} found, optimality not proved "
-                          f"within {options.time_limit:g} s")
-
-
-def _child(hard, soft, name: str, sender) -> None:
-    # As the SAT backend's child: forked from a process that may run other threads, it takes
-    # no lock, imports nothing new, prints nothing, and answers on its own pipe: ("model",
-    # (literals, cost)) for each better model, then ("optimum", None), ("unsat", None) or
-    # ("error", message).
-    process.die_with_parent()
-    try:
-        _search(hard, soft, name, sender)
-    except Exception as exc:  # noqa: BLE001 - any failure goes back as one message
-        sender.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        sender.close()
-        os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
-
-
-def _search(hard, soft, name: str, sender) -> None:
+def _search(hard, soft, weight: int, name: str, reuse: bool,
+            send: Callable[[tuple], None]) -> None:
+    # The forked child's work: (MODEL, (literals, broken weight)) for each better model,
+    # then (SOLVED, the last of them), or UNSAT when the hard clauses have no model.
     from pysat.card import ITotalizer
     from pysat.solvers import Solver
 
     variables = max((abs(lit) for clause in (*hard, *soft) for lit in clause), default=0)
     clauses, relax, top = relaxed(hard, soft, variables)
-    fresh = name.startswith(_ONE_SOLVE)
     engine = Solver(name=name, bootstrap_with=clauses)
     bound = None  # the totalizer's outputs once the first model gave the search its range
+    best = None
     try:
         while True:
             if not engine.solve():
-                sender.send(("optimum" if bound is not None else "unsat", None))
+                if best is None:
+                    send((process.UNSAT, "the hard clauses are unsatisfiable"))
+                else:
+                    send((process.SOLVED, best))
                 return
             model = [lit for lit in engine.get_model() if abs(lit) <= variables]
             cost = broken(soft, model)
-            sender.send(("model", (model, cost)))
+            best = (model, cost * weight)
+            send((process.MODEL, best))
             if cost == 0:
-                sender.send(("optimum", None))
+                send((process.SOLVED, best))
                 return
             if bound is None:
                 totalizer = ITotalizer(lits=relax, ubound=cost, top_id=top)
                 bound = totalizer.rhs
                 clauses += totalizer.cnf.clauses
-                if not fresh:
+                if reuse:
                     engine.append_formula(totalizer.cnf.clauses)
             # bound[k] is true when more than k relaxation literals are: at most cost - 1.
             tighter = [-bound[cost - 1]]
             clauses.append(tighter)
-            if fresh:
+            if reuse:
+                engine.add_clause(tighter)
+            else:
                 engine.delete()
                 engine = Solver(name=name, bootstrap_with=clauses)
-            else:
-                engine.add_clause(tighter)
     finally:
         engine.delete()

@@ -1,4 +1,4 @@
-"""The one lowering of the exact-cover form to every other form a solver takes.
+"""The one lowering of the exact-cover form to every other form a solver reads, and back.
 
 An `ExactCoverForm` (rows of items; every primary item in exactly one chosen row, every
 secondary item in at most one) is solved natively by Dancing Links (`exact_cover.py`) and
@@ -8,37 +8,29 @@ lowered here for everyone else, always the same way: row r is one 0-1 unknown,
   and `<= 1` per secondary item (named by `item_names`), objective 0: HiGHS, CBC, SCIP, Gurobi;
 - `to_cnf`:  clauses over variables 1..len(rows) (row r is variable r + 1), exactly-one per
   primary item and at-most-one per secondary item (`cardinality.CardEnc`; auxiliary variables
-  above len(rows)): the SAT solvers;
+  above len(rows)): the SAT solvers; as the hard clauses of a WCNF (`to_wcnf`): RC2;
 - `to_bool`: a CP-SAT `BoolModel`, one exactly-one group per primary item (propagated
   natively, no encoding) and a linear `<= 1` per secondary item: cpsat.
 
-`solve` runs the form on any solver and always answers with `Result.rows`, the chosen rows.
+`lower(form, kind)` is the transform with its inverse (as cvxpy's reductions have): the
+lowered form, and `invert`, which reads the chosen rows (`Result.rows`) from a backend's
+answer to it. `backends.solve` lowers, solves and inverts; this module imports no backend.
 Callers that write a model to a file (an LP, a CNF) call the lowering functions themselves.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import (
-    cpsat,  # its model class: with the cp path only
-    mip,
-    sat,
-    solvers,
-)
-from ilp_pyramid.backends.base import DLX, Result, SolveOptions, Status
-from ilp_pyramid.backends.cpsat import BoolModel
-from ilp_pyramid.backends.mip import load_pulp
+from ilp_pyramid.backends.base import Result
+from ilp_pyramid.backends.forms import BoolModel, ExactCoverForm, load_pulp
+from ilp_pyramid.errors import InputError
 
-if TYPE_CHECKING:  # PuLP and OR-Tools' model load only on the path that needs them
+if TYPE_CHECKING:  # PuLP loads only on the path that needs it
     import pulp
-
-    from ilp_pyramid.backends import ExactCoverForm
-    from ilp_pyramid.backends.cpsat import BoolModel
-    from ilp_pyramid.backends.solvers import Solver
+    from pysat.formula import WCNF
 
 # Groups of at most this many literals get the pairwise (binomial) exactly-one: no auxiliary
 # variable and at most 15 binary clauses; larger ones the sequential counter, linear in size.
@@ -140,79 +132,51 @@ def to_bool(form: ExactCoverForm) -> BoolModel:
     return model
 
 
-def run(form: ExactCoverForm, what: str, solver: Solver, options: SolveOptions) -> Result:
-    """The solver table's door (`Solver.solve`): an exact cover, for any solver."""
-    return solve(form, solver, options)
+def to_wcnf(form: ExactCoverForm) -> WCNF:
+    """The exact cover as a weighted CNF of hard clauses only (`to_cnf`'s): an optimum of
+    cost 0 is a cover."""
+    from pysat.formula import WCNF
+
+    lowered = WCNF()
+    lowered.extend(to_cnf(form))
+    return lowered
 
 
-def solve(form: ExactCoverForm, solver: str | Solver, options: SolveOptions) -> Result:
-    """`form` on `solver`, whatever its family; `Result.rows` holds the chosen rows.
-
-    `seconds` counts the lowering and the solve, not the loading of the solver's library
-    (as Dancing Links' clock starts after numba is loaded).
-    """
-    entry = solvers.solver(solver)
-    if entry.family == "dlx":
-        return _dlx(form, options)
-    if entry.family == "cp":
-        start = time.perf_counter()
-
-        result = cpsat.solve_model(to_bool(form), options)
-        return _with_rows(result, form, start)
-    if entry.family == "mip":
-        return _mip(form, entry.name, options)
-    import ilp_pyramid.cardinality  # noqa: F401 - python-sat loads before the clock starts
-
-    start = time.perf_counter()
-    result = sat.solve(to_cnf(form), entry.name, options)
-    return _with_rows(result, form, start)
+# The forms an exact cover is lowered to, each with the library loaded before a solve's
+# clock starts (as Dancing Links' starts after numba is loaded).
+TARGETS = ("mip", "cnf", "wcnf", "bool")
 
 
-def _with_rows(result: Result, form: ExactCoverForm, start: float) -> Result:
-    result.seconds = time.perf_counter() - start
-    if result.has_solution:
-        result.rows = rows_from_model(form, result.model)
-    return result
+@dataclass
+class Lowered:
+    """An exact cover lowered to a form of kind `kind`, and the way back (`invert`)."""
+
+    form: object
+    kind: str
+    rows: Callable[[Result], list[int]]  # the chosen rows, from an answer with a solution
+
+    def invert(self, result: Result) -> Result:
+        """`result`, the answer to the lowered form, with `rows` set when it has a solution."""
+        if result.has_solution:
+            result.rows = self.rows(result)
+        return result
 
 
-def _mip(form: ExactCoverForm, solver: str, options: SolveOptions) -> Result:
-
-    mip.load_pulp()
-    start = time.perf_counter()
-    lowered = to_mip(form)
-    result = mip.solve(lowered.problem, solver, options)
-    if solver == "highs" and result.status == Status.ERROR and not _limit_reached(
-            options, time.perf_counter() - start):
-        # HiGHS 1.15's presolve can end in "solve error" on an infeasible cover (IQ's
-        # pyramid3: "MIP solver claims optimality, but with ... infeasibilities"): ask again
-        # without presolve.
-        spent = time.perf_counter() - start
-        left = None if options.time_limit is None else options.time_limit - spent
-        retry = replace(options, time_limit=left, extra={**options.extra, "presolve": "off"})
-        result = mip.solve(lowered.problem, solver, retry)
-    result.seconds = time.perf_counter() - start
-    if result.has_solution:
-        result.rows = lowered.rows(result.values)
-    return result
+def load(kind: str) -> None:
+    """Load the library the lowering to `kind` uses (PuLP, python-sat's encodings)."""
+    if kind == "mip":
+        load_pulp()
+    elif kind in ("cnf", "wcnf"):
+        import ilp_pyramid.cardinality  # noqa: F401 - python-sat's encodings
 
 
-def _limit_reached(options: SolveOptions, seconds: float) -> bool:
-    return options.time_limit is not None and seconds >= 0.95 * options.time_limit
-
-
-def _dlx(form: ExactCoverForm, options: SolveOptions) -> Result:
-    from ilp_pyramid.backends.exact_cover import ExactCover  # numba: loaded only when used
-
-    start = time.perf_counter()
-    if not form.rows:
-        status = Status.SOLVED if form.num_primary == 0 else Status.INFEASIBLE
-        return Result(DLX, status, 0.0)
-    found = ExactCover(form.rows, form.num_primary, form.num_secondary).solve(
-        limit=1, time_limit=options.time_limit)
-    seconds = time.perf_counter() - start
-    if found.solutions:
-        return Result(DLX, Status.SOLVED, seconds, rows=list(found.solutions[0]))
-    if found.exhausted:
-        return Result(DLX, Status.INFEASIBLE, seconds)
-    return Result(DLX, Status.TIMEOUT, seconds,
-                  message=f"no answer within {options.time_limit} s")
+def lower(form: ExactCoverForm, kind: str) -> Lowered:
+    """`form` as a form of `kind` (one of TARGETS), with its inverse."""
+    if kind == "mip":
+        lowered = to_mip(form)
+        return Lowered(lowered.problem, kind, lambda result: lowered.rows(result.values))
+    makers = {"cnf": to_cnf, "wcnf": to_wcnf, "bool": to_bool}
+    if kind not in makers:
+        raise InputError(f"an exact cover is lowered to {', '.join(TARGETS)}, not {kind!r}")
+    return Lowered(makers[kind](form), kind,
+                   lambda result: rows_from_model(form, result.model))

@@ -12,7 +12,9 @@ Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
   `errors.Interrupted` (a KeyboardInterrupt carrying exit code 130 or 143) in the main thread,
   so the backend's own cleanup (`finally: stop(child)`, HiGHS's cancel) runs before the
   interrupt reaches the CLI. Outside it the process's own handlers apply.
-- `forked()` runs a solve in a forked child that answers on a pipe, and reaps it.
+- `forked()` runs a solve in a forked child that answers on a pipe, and reaps it;
+  `solve_forked()` is the whole round trip for a backend (the SAT, MaxSAT and linear search
+  ones): the child's frame (`_child_main`) and its answers read into one `Result`.
 - `native_output()` is held while native solver code runs in this process: file descriptor 1
   points at /dev/null (or at stderr, for a log the user asked for), so nothing a C library
   prints reaches the package's stdout (highspy 1.16 prints a banner when a `Highs` object is
@@ -33,13 +35,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted
 
 if TYPE_CHECKING:
     import multiprocessing.process
     from multiprocessing.connection import Connection
-
-    from ilp_pyramid.backends.base import SolveOptions
 
 # How often a wait on a solver child reports progress (SolveOptions.progress).
 PROGRESS_EVERY = 1.0
@@ -282,17 +283,28 @@ class ForkedSolver:
         return time.perf_counter() - self.start
 
 
+# What a solver child sends, (outcome, payload): MODEL (literals, objective) for each better
+# model found on the way to an optimum, then one of SOLVED (literals, objective; proved
+# optimal when there is an objective), UNSAT (a message or None) and ERROR (a message).
+MODEL = "model"
+SOLVED = "solved"
+UNSAT = "unsat"
+ERROR = "error"
+# A solver child's work: `work(*args, send)`, `send` taking one (outcome, payload).
+Work = Callable[..., None]
+
+
 @contextlib.contextmanager
-def forked(target: Callable[..., None], args: tuple) -> Iterator[ForkedSolver]:
-    """`target(*args, sender)` in a forked child (it inherits `args`, no copy), `sender` the
-    end of a one-way pipe it answers on: the SAT, MaxSAT and linear search backends' solve.
-    While held, SIGINT and SIGTERM raise `Interrupted` (`interruptible`); on leaving, the
-    child is killed if it still runs, and reaped."""
+def forked(work: Work, args: tuple) -> Iterator[ForkedSolver]:
+    """`work(*args, send)` in a forked child (it inherits `args`, no copy) that answers with
+    `send` on a one-way pipe, inside the one child frame (`_child_main`). While held, SIGINT
+    and SIGTERM raise `Interrupted` (`interruptible`); on leaving, the child is killed if it
+    still runs, and reaped."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=target, args=(*args, sender), daemon=True)
+    child = context.Process(target=_child_main, args=(work, args, sender), daemon=True)
     start = time.perf_counter()
     try:
         with interruptible():
@@ -302,6 +314,73 @@ def forked(target: Callable[..., None], args: tuple) -> Iterator[ForkedSolver]:
     finally:
         reap(child)
         receiver.close()
+
+
+def _child_main(work: Work, args: tuple, sender: Connection) -> None:
+    # Forked from a process that may run other threads (the CLI's signal watchdog, a live
+    # status line, a solver's pool): the child takes no lock one of them might have held at
+    # the fork. It imports nothing new (its parent loaded the solver's library), prints only
+    # a log asked for to the fd 1 the parent set up (stderr or /dev/null), and answers on its
+    # own pipe; any failure goes back as one ERROR message.
+    die_with_parent()
+    try:
+        work(*args, sender.send)
+    except Exception as exc:  # noqa: BLE001 - any failure goes back as one message
+        sender.send((ERROR, f"{type(exc).__name__}: {exc}"))
+    finally:
+        sender.close()
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()  # a log asked for: os._exit flushes nothing
+        os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
+
+
+def solve_forked(work: Work, args: tuple, solver: str, options: SolveOptions) -> Result:
+    """`work` in a forked child (`forked`), its answers as one `Result` under `solver`'s
+    name: SOLVED, INFEASIBLE or ERROR as the child says; at the time limit the last MODEL as
+    `feasible` (optimality not proved), or `timeout` without one; a child that ended without
+    an answer is an ERROR naming how it died."""
+    best: tuple[list[int], float | None] | None = None
+    with forked(work, args) as child:
+        while True:
+            answer = child.answer(options)
+            if answer is None:
+                return _stopped(solver, best, child.seconds(), options)
+            outcome, payload = answer
+            if outcome == ENDED:
+                return Result(solver, Status.ERROR, child.seconds(), message=death(payload))
+            if outcome != MODEL:
+                break
+            best = payload
+    seconds = child.seconds()
+    if outcome == SOLVED:
+        model, objective = payload
+        return Result(solver, Status.SOLVED, seconds, model=list(model), objective=objective)
+    if outcome == UNSAT:
+        return Result(solver, Status.INFEASIBLE, seconds, message=payload or "")
+    return Result(solver, Status.ERROR, seconds, message=str(payload))
+
+
+def _stopped(solver: str, best: tuple[list[int], float | None] | None, seconds: float,
+             options: SolveOptions) -> Result:
+    if best is None:
+        return Result(solver, Status.TIMEOUT, seconds,
+                      message=f"no answer within {options.time_limit:g} s; solver stopped")
+    model, objective = best
+    return Result(solver, Status.FEASIBLE, seconds, model=list(model), objective=objective,
+                  message=f"objective {objective:g} found, optimality not proved within "
+                          f"{options.time_limit:g} s")
+
+
+def death(exitcode: int | None) -> str:
+    """Why a solver child ended without an answer, from its exit code."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        hint = " (out of memory?)" if name == "SIGKILL" else ""
+        return f"the solver process was killed by {name}{hint}"
+    return f"the solver process exited with code {exitcode} without an answer"
 
 
 def reap(child: multiprocessing.process.BaseProcess) -> None:

@@ -2,14 +2,17 @@
 
 Some python-sat solvers cannot be interrupted in-process (cadical153 raises on interrupt,
 kissat has no interrupt at all), so the time limit is kept from outside: the solve runs in a
-forked child, the parent waits on a pipe for at most the limit and kills the child when the
-limit passes. A killed or crashed child is reported as such, never as an answer. A small
-formula (IN_PROCESS_CLAUSES) is solved in this process instead, in conflict-budget slices
-between which the time limit and signals are kept: the child would cost more than the solve.
+forked child (`process.solve_forked`), the parent waits on a pipe for at most the limit and
+kills the child when the limit passes. A killed or crashed child is reported as such, never
+as an answer. A small formula (IN_PROCESS_CLAUSES) on a solver whose line has a conflict
+`budget` is solved in this process instead, in conflict-budget slices between which the time
+limit and signals are kept: the child would cost more than the solve.
 
-Solver names are python-sat's; `kissat` and `cadical` are aliases for the newest of each.
-`cpsat` is accepted here too: the clauses go to the CP-SAT backend (`backends/cpsat.py`).
-SIGINT/SIGTERM while waiting kill the child and raise `errors.Interrupted`.
+Every function here takes a `solvers.Solver` of a python-sat line (its `plugin` is
+python-sat's name), never a name: `backends.solve` resolves names, and sends CNF for cpsat
+to its own backend. What a solver can do (a budget, assumptions, phases, more than one solve
+per object) is read from its line. SIGINT/SIGTERM while waiting kill the child and raise
+`errors.Interrupted`.
 
 `solve_in_process` is the door for many small, fast solves (the LNS repairs): python-sat in
 this process, with assumptions and initial phases, no child and no time limit.
@@ -17,122 +20,101 @@ this process, with assumptions and initial phases, no child and no time limit.
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ilp_pyramid.backends import linear, process, solvers
+from ilp_pyramid.backends import linear, process
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.solvers import Solver
 
-# The SAT lines of the one solver table (solvers.py): python-sat's names, and the aliases.
-SAT_SOLVERS = tuple(solvers.names("sat", aliases=False))
-ALIASES = solvers.ALIASES
-CPSAT = "cpsat"  # takes CNF too, in its own backend (cpsat.py)
-DEFAULT_SAT_SOLVER = "kissat"
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
 # process (fork, pipe, the model sent back) costs 20-45 ms, more than such a solve (Bel N=2,
 # 1,178 clauses: 5 ms in CaDiCaL 3). Larger ones keep the child, which also holds their
 # memory apart.
 IN_PROCESS_CLAUSES = 5_000
-# No conflict budget to slice a solve with (Kissat: one solve per solver): always a child.
-_NO_BUDGET = ("kissat", "cadical153", "cadical103", "lingeling")
 
 
-def solver_names() -> list[str]:
-    """Every installed solver that takes CNF: the SAT aliases and names, then cpsat."""
-    return solvers.names("sat", "cp", installed=True)
-
-
-def resolve(name: str) -> str:
-    """python-sat's name for a SAT solver (aliases resolved), or "cpsat"; InputError for a
-    name the table does not have, SolverError for one that takes no CNF or is not here."""
-    entry = solvers.solver(name)
-    if entry.family == "cp":
-        entry.require()
-        return CPSAT
-    if entry.family != "sat" or not entry.installed:
-        raise SolverError(f"unknown SAT solver {name!r} (choose from {', '.join(solver_names())})")
-    return entry.plugin
+def check(solver: Solver) -> Solver:
+    """`solver`, if it is a line of this backend (python-sat's); SolverError otherwise."""
+    if solver.backend != __name__:
+        raise SolverError(f"{solver.name!r} is no python-sat solver")
+    return solver
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:
-    """The solver table's door (`Solver.solve`): CNF clauses or a pysat CNF; a weighted CNF
+    """The backend's door (`backends.solve`): CNF clauses or a pysat CNF; a weighted CNF
     goes to the linear search for its optimum (linear.py)."""
     if what == "wcnf":
         return linear.solve(shuffled(form.hard, options.seed), form.soft, form.wght, solver,
                             options)
     clauses = form.clauses if hasattr(form, "clauses") else form
-    return solve(clauses, solver.name, options)
+    return solve(clauses, solver, options)
 
 
-def solve(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
+def solve(clauses: Sequence[Sequence[int]], solver: Solver,
           options: SolveOptions | None = None) -> Result:
     """Solve CNF `clauses`; a model comes back as the list of literals (true > 0)."""
     options = options or SolveOptions()
-    real = resolve(solver)
-    if real == CPSAT:
-        from ilp_pyramid.backends import cpsat
+    check(solver)
+    if len(clauses) <= IN_PROCESS_CLAUSES and solver.budget:
+        return _solve_here(clauses, solver, options)
+    import pysat.solvers  # noqa: F401 - imported here, not in the child (process._child_main)
 
-        return cpsat.solve_clauses(clauses, options)
-    if len(clauses) <= IN_PROCESS_CLAUSES and not real.startswith(_NO_BUDGET):
-        return _solve_here(clauses, solver, real, options)
-    import pysat.solvers  # noqa: F401 - imported here, not in the child (see _child)
-
-    with process.forked(_child, (real, clauses, options)) as child:
-        answer = child.answer(options)
-        if answer is None:
-            return Result(solver, Status.TIMEOUT, child.seconds(),
-                          message=f"no answer within {options.time_limit:g} s; solver stopped")
-        outcome, payload = answer
-        if outcome == process.ENDED:
-            return Result(solver, Status.ERROR, child.seconds(), message=_death(payload))
-    seconds = child.seconds()
-    if outcome == "sat":
-        return Result(solver, Status.SOLVED, seconds, model=payload)
-    if outcome == "unsat":
-        return Result(solver, Status.INFEASIBLE, seconds)
-    return Result(solver, Status.ERROR, seconds, message=str(payload))
+    return process.solve_forked(_search, (solver.plugin, clauses, options.seed), solver.name,
+                                options)
 
 
-def _solve_here(clauses: Sequence[Sequence[int]], solver: str, real: str,
-                options: SolveOptions) -> Result:
+def _search(name: str, clauses: Sequence[Sequence[int]], seed: int | None,
+            send: Callable[[tuple], None]) -> None:
+    # The forked child's work: one solve, one answer.
+    from pysat.solvers import Solver
+
+    with Solver(name=name, bootstrap_with=shuffled(clauses, seed)) as engine:
+        found = engine.solve()
+        if found:
+            send((process.SOLVED, (engine.get_model(), None)))
+        elif found is False:
+            send((process.UNSAT, None))
+        else:
+            send((process.ERROR, "the solver gave no answer"))
+
+
+def _solve_here(clauses: Sequence[Sequence[int]], solver: Solver, options: SolveOptions
+                ) -> Result:
     """A small formula in this process, in conflict-budget slices (SatSession, one shot):
     the time limit and SIGINT/SIGTERM hold between slices as they do around a child."""
-    with SatSession(shuffled(clauses, options.seed), real, one_shot=True) as session:
+    with SatSession(shuffled(clauses, options.seed), solver, one_shot=True) as session:
         found = session.solve(time_limit=options.time_limit, progress=options.progress)
-    return Result(solver, found.status, found.seconds, model=found.model,
+    return Result(solver.name, found.status, found.seconds, model=found.model,
                   message=found.message)
 
 
-def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT_SOLVER,
+def solve_in_process(clauses: Sequence[Sequence[int]], solver: Solver,
                      assumptions: Sequence[int] = (),
                      phases: Sequence[int] | None = None) -> Result:
     """Solve in this process: for many small solves, where a child would cost more.
 
-    `assumptions` are literals held true for this call only (Kissat, which takes none, gets
-    them as unit clauses); `phases` are literals whose polarity the solver tries first
-    (python-sat's `set_phases`; Kissat has none and ignores them). No time limit and no stop
-    but Ctrl-C between solves: keep it to fast instances. An assumption that cannot hold
-    makes the answer `infeasible`.
+    `assumptions` are literals held true for this call only (a solver whose line takes none,
+    as Kissat's, gets them as unit clauses); `phases` are literals whose polarity the solver
+    tries first (python-sat's `set_phases`; ignored by a solver whose line takes none). No
+    time limit and no stop but Ctrl-C between solves: keep it to fast instances. An
+    assumption that cannot hold makes the answer `infeasible`.
     """
     from pysat.solvers import Solver
 
-    real = resolve(solver)
-    if real == CPSAT:
-        raise SolverError("cpsat has no in-process door; use backends.solve")
+    check(solver)
     start = time.perf_counter()
-    with Solver(name=real, bootstrap_with=clauses) as engine:
-        if phases and not real.startswith("kissat"):  # kissat has no phase interface
+    with Solver(name=solver.plugin, bootstrap_with=clauses) as engine:
+        if phases and solver.phases:
             engine.set_phases(list(phases))
-        if real.startswith("kissat"):
-            # Kissat takes no assumptions; on a solver used once, unit clauses are the same.
+        if not solver.assumptions:
+            # On a solver used once, unit clauses are the same as assumptions.
             for lit in assumptions:
                 engine.add_clause([lit])
             found = engine.solve()
@@ -141,10 +123,10 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT
         model = engine.get_model() if found else None
     seconds = time.perf_counter() - start
     if found:
-        return Result(solver, Status.SOLVED, seconds, model=model)
+        return Result(solver.name, Status.SOLVED, seconds, model=model)
     if found is False:
-        return Result(solver, Status.INFEASIBLE, seconds)
-    return Result(solver, Status.ERROR, seconds, message="the solver gave no answer")
+        return Result(solver.name, Status.INFEASIBLE, seconds)
+    return Result(solver.name, Status.ERROR, seconds, message="the solver gave no answer")
 
 
 def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Sequence[int]]:
@@ -163,43 +145,6 @@ def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Seq
     return out
 
 
-def _child(name: str, clauses, options: SolveOptions, sender) -> None:
-    # Forked from a process that may run other threads (the CLI's signal watchdog, a live
-    # status line, a solver's pool): the child takes no lock one of them might have held at
-    # the fork. It imports nothing new, loads no library, writes nothing to stdout or
-    # stderr, and answers on its own pipe.
-    process.die_with_parent()
-    try:
-        from pysat.solvers import Solver
-
-        clauses = shuffled(clauses, options.seed)
-        with Solver(name=name, bootstrap_with=clauses) as engine:
-            found = engine.solve()
-            if found:
-                sender.send(("sat", engine.get_model()))
-            elif found is False:
-                sender.send(("unsat", None))
-            else:
-                sender.send(("error", "the solver gave no answer"))
-    except Exception as exc:  # noqa: BLE001 - any failure goes back as one message
-        sender.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        sender.close()
-        os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
-
-
-def _death(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        hint = " (out of memory?)" if name == "SIGKILL" else ""
-        return f"the solver process was killed by {name}{hint}"
-    return f"the solver process exited with code {exitcode} without an answer"
-
-
-
 class SatSession:
     """One incremental solver kept across many solves: assumptions, a time limit, phases.
 
@@ -208,7 +153,8 @@ class SatSession:
     holds the GIL while it searches and ignores `expect_interrupt`, so a solve runs as a
     series of short slices (a conflict budget each): between two slices the clock is read
     and, in the main thread, SIGINT/SIGTERM raise `errors.Interrupted`. Only solvers with a
-    conflict budget are accepted (CaDiCaL 1.9.5, Glucose, MiniSat, ...).
+    conflict budget are accepted: the line's `sessions` (CaDiCaL 1.9.5, Glucose, MiniSat,
+    ...), or its `budget` for a `one_shot` session.
 
     The slices grow by a fixed schedule of conflicts (_FIRST_SLICE, doubled up to
     _MAX_SLICE), never by the clock: each slice ends the solver's search and the next one
@@ -220,19 +166,18 @@ class SatSession:
     _FIRST_SLICE = 250
     _MAX_SLICE = 4000
 
-    def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195", *,
+    def __init__(self, clauses: Sequence[Sequence[int]], solver: Solver, *,
                  one_shot: bool = False):
         from pysat.solvers import Solver
 
-        real = resolve(solver)
+        check(solver)
         # `one_shot`: one solve without assumptions or phases, where CaDiCaL 3's conflict
         # budget holds too (tests/test_backend_sat_session.py times it out). Kissat solves
         # once and aborts the process when asked again: never sliced.
-        refused = _NO_BUDGET if one_shot else (*_NO_BUDGET, "cadical300")
-        if real == CPSAT or real.startswith(refused):
-            raise SolverError(f"{solver!r} takes no conflict budget; use cadical195")
-        self.name = real
-        self._engine = Solver(name=real, bootstrap_with=clauses)
+        if not (solver.budget if one_shot else solver.sessions):
+            raise SolverError(f"{solver.name!r} takes no conflict budget; use cadical195")
+        self.name = solver.name
+        self._engine = Solver(name=solver.plugin, bootstrap_with=clauses)
 
     def add_clause(self, clause: Sequence[int]) -> None:
         self._engine.add_clause(list(clause))

@@ -34,8 +34,8 @@ from ilp_pyramid.errors import InputError
 from ilp_pyramid.extras import need
 from ilp_pyramid.mip_model import Orbitope, orbitopes
 
-# backends/mip.py refuses a problem with declared orbitopes for a backend without this flag.
-DECLARES_ORBITOPES = True
+# backends/mip.py refuses a problem with declared orbitopes for a solver whose table line
+# lacks `orbitopes` (scip has it: this module writes them).
 # SCIP_ORBITOPETYPE (symmetry/type_symmetry.h); "full" has another constructor, not wired.
 _ORBITOPE_TYPES = {"partitioning": 1, "packing": 2}
 _SCIP_OKAY = 1

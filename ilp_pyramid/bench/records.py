@@ -29,10 +29,10 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import ilp_pyramid
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
+from ilp_pyramid.version import installed_version
 
 SCHEMA = 2
 # A run's status is the package's one vocabulary (`Status`): the command's own, or `timeout`
@@ -59,7 +59,7 @@ def machine_facts() -> dict:
     return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
             # read here, not imported at the top: the version costs importlib.metadata
             # (about 14 ms), which every command that loads the bench would pay
-            "python": platform.python_version(), "package_version": ilp_pyramid.__version__}
+            "python": platform.python_version(), "package_version": installed_version()}
 
 
 def load_average() -> list[float] | None:

@@ -55,7 +55,7 @@ from ilp_pyramid.puzzles.bel import auto
 SolverOpt = like(Solver, show_default="highs with --method exact",
                  help=f"Implies --method exact. MIP: {solver_names('mip')}. SAT (python-sat, "
                       f"own process; docs/sat.md): {solver_names('sat')}. OR-Tools: "
-                      f"{solver_names('cpsat')}. A solver whose library is missing names the "
+                      f"{solver_names('cp')}. A solver whose library is missing names the "
                       "extra to install (e.g. ilp-pyramid[cpsat]).")
 MethodOpt = typer.Option("auto", "--method",
                          help="auto (the engine measured fastest for N, see above) | exact (one "

@@ -48,7 +48,7 @@ def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOp
         how = f"engine {engine.name} (--method auto)" if engine else f"solver {solver}"
         print(f"Bel's Pyramid N={n}: {cell_count(n)} cells, {2 * n - 1} labels; "
               f"{how}, formulation {formulation}", flush=True)
-    unbounded = solver.family == "mip" and options.time_limit is None
+    unbounded = solver.reads("mip") and options.time_limit is None
     if unbounded and engine is None and n >= LONG_FROM and sys.stderr.isatty():
         say(long_run_note(n))
     label = f"N={n} {engine.name if engine else 'exact:' + solver.name}"

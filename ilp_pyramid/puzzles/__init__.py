@@ -6,12 +6,9 @@ Adding a puzzle is one folder under puzzles/ and one line in each table here.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ilp_pyramid.errors import InputError
-
-if TYPE_CHECKING:
-    from ilp_pyramid.protocol import Puzzle
 
 # name (the CLI group, `ilp_pyramid.puzzle(name)`) -> "module:attribute" of its Puzzle.
 REGISTRY = {
@@ -39,8 +36,10 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def get(name: str) -> Puzzle:
-    """The puzzle called `name`; InputError naming the choices for an unknown one."""
+def get(name: str) -> Any:
+    """The puzzle called `name` (a `protocol.Puzzle`); InputError naming the choices for an
+    unknown one. Typed Any: `protocol` looks puzzles up by name here, so importing its
+    `Puzzle` back, even for type checking only, would make an import circle."""
 
     if not isinstance(name, str):
         raise InputError(f"a puzzle is named by a string (got {type(name).__name__}): "

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.symmetry import generators, group_order
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
         row = {"n": n, **describe(n, pair)}
         if cnf is not None:
             session = SatSession(cnf.formula.clauses + invariant_clauses(n, cnf, pair),
-                                 "cadical195", one_shot=True)
+                                 solvers.solver("cadical195"), one_shot=True)
             try:
                 answer = session.solve((), args.sat_limit)
             finally:

@@ -75,10 +75,9 @@ def engines() -> dict[str, Engine]:
             out[f"lns+{repair}"] = Engine(f"local search, repairs by {how}",
                                           ("--method", "lns", "--repair", repair), "--jobs")
     for name in page_solvers():
-        family = solvers.solver(name).family
         out[f"exact:{name}"] = Engine(f"{name} on the whole model",
                                       ("--method", "exact", "--solver", name),
-                                      "--threads" if family in ("mip", "cp") else "")
+                                      "--threads" if solvers.solver(name).threads else "")
     return out
 
 

@@ -99,9 +99,8 @@ def solvers() -> tuple[str, ...]:
 
 
 def _cores_args(solver: str) -> list[str]:
-    """One core a run: a MIP or CP-SAT solver's threads are held to it."""
-    family = protocol.solver_for(PUZZLE, solver).family
-    return ["--threads", "1"] if family in ("mip", "cp") else []
+    """One core a run: a solver that takes threads is held to one."""
+    return ["--threads", "1"] if protocol.solver_for(PUZZLE, solver).threads else []
 
 
 def _given(data: dict, board: Board) -> dict[str, list]:

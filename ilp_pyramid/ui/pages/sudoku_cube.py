@@ -26,7 +26,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ilp_pyramid.backends.mip import DEFAULT_MIP_SOLVER
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.sudoku_cube.checks import DEFAULT_PARITY, PARITY_MODES, digit_count_problem
 from ilp_pyramid.puzzles.sudoku_cube.generate import DEFAULT_SCRAMBLE, generate
@@ -68,6 +67,7 @@ MAX_SCRAMBLE = 200  # the generator takes more; a page example needs no more tha
 MAX_MOVES = 2_000  # the answers are 60-110 turns; the cap bounds the states sent back
 MAX_MOVES_CHARS = 10 * MAX_MOVES  # "R2' " and commas, spaces between
 MAX_FILE_CHARS = 100_000  # a sticker file is six lines of nine tokens, and comments
+DEFAULT_SOLVER = "highs"  # the page's first choice: a MIP solver of the base install
 
 
 def _faces_field(data: dict[str, Any], key: str = "faces") -> dict[str, list[str]]:
@@ -101,7 +101,7 @@ async def layout(_request: Request) -> Response:
     return JSONResponse({
         "faces": FACES, "directions": DIRECTIONS, "net": NET, "tint": TINT,
         "facelets": facelets, "pieces": pieces,
-        "solvers": _solvers(), "solver": DEFAULT_MIP_SOLVER,
+        "solvers": _solvers(), "solver": DEFAULT_SOLVER,
         "parities": list(PARITY_MODES), "parity": DEFAULT_PARITY,
         "scramble": DEFAULT_SCRAMBLE, "max_scramble": MAX_SCRAMBLE,
         "default_time_limit": DEFAULT_TIME_LIMIT, "max_time_limit": MAX_TIME_LIMIT,
@@ -215,7 +215,7 @@ async def solve(request: Request) -> Response:
     if not live["complete"]:  # stickers still to type: the live check's words, not the
         raise InputError(not_ready(live["problems"]))  # sticker file parser's
     state = _state(faces)
-    solver = field_choice(data, "solver", _solvers(), DEFAULT_MIP_SOLVER)
+    solver = field_choice(data, "solver", _solvers(), DEFAULT_SOLVER)
     parity = field_choice(data, "parity", PARITY_MODES, DEFAULT_PARITY)
     # One core: the solver's threads stay within the core the run is given.
     args = ["sudoku-cube", "solve", "--moves", "--json", "--solver", solver,

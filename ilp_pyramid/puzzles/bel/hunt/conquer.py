@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
@@ -133,7 +134,7 @@ class Conqueror:
         self.hood = hood
         self.lits = np.array([[cnf.line_var(i, label) for label in range(a.num_labels)]
                               for i in range(a.num_lines)], dtype=np.int64)
-        self.session = SatSession(cnf.formula.clauses, solver)
+        self.session = SatSession(cnf.formula.clauses, solvers.solver(solver))
         labels = np.asarray(hood.labels, dtype=np.int64)
         free = np.zeros(a.num_lines, dtype=bool)
         free[list(hood.lines)] = True

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 from ilp_pyramid.puzzles.bel.lns.repair import INFEASIBLE, SOLVED, TIMEOUT, RepairResult
@@ -75,7 +76,7 @@ class RegionRepairer:
         # lits[line, label]: the DIMACS variable "line carries label"
         self.lits = np.array([[cnf.line_var(i, label) for label in range(a.num_labels)]
                               for i in range(a.num_lines)], dtype=np.int64)
-        self.session = SatSession(cnf.formula.clauses, solver)
+        self.session = SatSession(cnf.formula.clauses, solvers.solver(solver))
 
     def repair(self, labels: np.ndarray, free: np.ndarray, time_limit: float | None = None,
                phases: bool = True) -> RepairResult:

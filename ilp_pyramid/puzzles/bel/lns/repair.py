@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import lowering, sat
+from ilp_pyramid.backends import lowering, sat, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 
@@ -139,11 +139,6 @@ def _solve_sat(form: ExactCoverForm, solver: str, time_limit: float | None) -> R
     which a child process would cost alone; the session's slices keep the time limit and
     Ctrl-C, and a daemonic process (a Dask worker) need not fork."""
 
-    session = sat.SatSession(lowering.to_cnf(form), solver, one_shot=True)
-    try:
-        result = session.solve((), time_limit)
-    finally:
-        session.close()
-    if result.has_solution:
-        result.rows = lowering.rows_from_model(form, result.model)
-    return result
+    lowered = lowering.lower(form, "cnf")
+    with sat.SatSession(lowered.form, solvers.solver(solver), one_shot=True) as session:
+        return lowered.invert(session.solve((), time_limit))
