@@ -12,12 +12,13 @@ from pysat.examples.genhard import PHP
 
 from ilp_pyramid.backends import sat
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.backends.solvers import solver as entry
 from ilp_pyramid.errors import SolverError
 
 
 def test_session_answers_under_assumptions_and_keeps_the_solver():
     clauses = [[1, 2], [-1, -2], [2, 3]]
-    with sat.SatSession(clauses) as session:
+    with sat.SatSession(clauses, entry("cadical195")) as session:
         result = session.solve([1])
         assert result.status == Status.SOLVED and result.model[:3] == [1, -2, 3]
         assert session.solve([1, 2]).status == Status.INFEASIBLE
@@ -29,7 +30,7 @@ def test_session_answers_under_assumptions_and_keeps_the_solver():
 
 def test_session_keeps_the_time_limit_on_a_hard_instance():
     hard = PHP(10).clauses  # 11 pigeons, 10 holes: far beyond a second for CDCL
-    with sat.SatSession(hard) as session:
+    with sat.SatSession(hard, entry("cadical195")) as session:
         start = time.perf_counter()
         result = session.solve(time_limit=0.3)
         assert result.status == Status.TIMEOUT
@@ -41,7 +42,7 @@ def test_session_reads_its_time_limit_on_the_clock_it_is_given():
     # limit ends the solve after one slice, though the wall clock has hardly moved
     ticks = iter(range(0, 10**6, 1000))
     began = time.perf_counter()
-    with sat.SatSession(PHP(10).clauses) as session:
+    with sat.SatSession(PHP(10).clauses, entry("cadical195")) as session:
         result = session.solve(time_limit=30.0, clock=lambda: next(ticks))
     assert result.status == Status.TIMEOUT
     assert time.perf_counter() - began < 5.0
@@ -49,7 +50,7 @@ def test_session_reads_its_time_limit_on_the_clock_it_is_given():
 
 def test_session_refuses_solvers_without_a_conflict_budget():
     with pytest.raises(SolverError, match="conflict budget"):
-        sat.SatSession([[1]], "kissat")
+        sat.SatSession([[1]], entry("kissat"))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -57,8 +58,9 @@ def test_a_signal_stops_a_session_solve_within_two_seconds(signum):
     code = ("import sys\n"
             "from pysat.examples.genhard import PHP\n"
             "from ilp_pyramid.backends.sat import SatSession\n"
+            "from ilp_pyramid.backends.solvers import solver\n"
             "from ilp_pyramid.errors import Interrupted\n"
-            "session = SatSession(PHP(12).clauses)\n"
+            "session = SatSession(PHP(12).clauses, solver('cadical195'))\n"
             "print('ready', flush=True)\n"
             "try:\n"
             "    session.solve()\n"
@@ -90,15 +92,15 @@ def test_a_small_formula_is_solved_in_process_and_keeps_the_time_limit(solver, m
     from ilp_pyramid.backends.base import SolveOptions
 
     easy = [[1, 2], [-1, -2], [2, 3], [-3]]
-    result = sat.solve(easy, solver)
+    result = sat.solve(easy, entry(solver))
     assert result.status == Status.SOLVED and result.solver == solver
     assert result.model[:3] == [-1, 2, -3]  # the one model
-    assert sat.solve(easy + [[1]], solver).status == Status.INFEASIBLE
+    assert sat.solve(easy + [[1]], entry(solver)).status == Status.INFEASIBLE
     hard = PHP(10).clauses
     assert len(hard) <= sat.IN_PROCESS_CLAUSES
     start = time.perf_counter()
     seen: list[dict] = []
-    result = sat.solve(hard, solver, SolveOptions(time_limit=1.3, progress=seen.append))
+    result = sat.solve(hard, entry(solver), SolveOptions(time_limit=1.3, progress=seen.append))
     assert result.status == Status.TIMEOUT
     assert time.perf_counter() - start < 3.0
     assert seen and seen[0]["elapsed"] >= 1.0  # the live line's callback, between slices
@@ -117,5 +119,5 @@ def test_kissat_keeps_its_child_process(monkeypatch):
         return real(method)
 
     monkeypatch.setattr(multiprocessing, "get_context", counted)
-    result = sat.solve([[1, 2], [-1]], "kissat")
+    result = sat.solve([[1, 2], [-1]], entry("kissat"))
     assert result.status == Status.SOLVED and started == ["fork"]

@@ -8,8 +8,9 @@ import pulp
 import pytest
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import cbc, cpsat, highs, lowering, mip, process, sat
+from ilp_pyramid.backends import cbc, cpsat, highs, lowering, mip, process, sat, solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.solvers import solver as entry
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
 from ilp_pyramid.puzzles.bel.model import build_model
@@ -41,11 +42,11 @@ def test_a_form_the_solver_cannot_take_is_bad_input(form, solver):
 
 
 def test_the_solver_table_is_the_only_list_of_mip_solvers():
-    assert mip.MIP_SOLVERS == ("highs", "cbc", "scip", "gurobi")
-    for name in mip.MIP_SOLVERS:
-        entry = backends.solver_of(name)
+    assert solvers.names("mip") == ["highs", "cbc", "scip", "gurobi"]
+    for name in solvers.names("mip"):
+        line = backends.solver_of(name)
         assert backends.kind(name) == "mip" and backends.accepts("mip", name)
-        assert entry.plugin.rsplit(".", 1)[1] == name
+        assert line.plugin.rsplit(".", 1)[1] == name and line.backend == mip.__name__
     assert isinstance(highs.solver(SolveOptions()), highs.InterruptibleHiGHS)
     assert isinstance(cbc.solver(SolveOptions(seed=0)), cbc.OwnProcessCBC)
 
@@ -83,13 +84,13 @@ def test_cpsat_answers_or_is_bad_input(cli):
 
 def test_in_process_sat_with_assumptions_and_phases():
     clauses = [[1, 2], [-1, -2]]
-    for solver in ("kissat", "cadical"):
+    kissat, cadical = entry("kissat"), entry("cadical")
+    assert not kissat.assumptions and cadical.assumptions  # Kissat's as unit clauses
+    for solver in (kissat, cadical):
         assert sat.solve_in_process(clauses, solver, assumptions=[1]).model[:2] == [1, -2]
-    assert sat.solve_in_process(clauses, "kissat", assumptions=[1, 2]).status == \
-        Status.INFEASIBLE
-    assert sat.solve_in_process(clauses, "cadical", assumptions=[1, 2]).status == \
-        Status.INFEASIBLE
-    assert sat.solve_in_process(clauses, "cadical", phases=[-1, 2]).model[:2] == [-1, 2]
+        assert sat.solve_in_process(clauses, solver, assumptions=[1, 2]).status == \
+            Status.INFEASIBLE
+    assert sat.solve_in_process(clauses, cadical, phases=[-1, 2]).model[:2] == [-1, 2]
 
 
 def _collect(monkeypatch, module) -> list[dict]:
@@ -99,7 +100,7 @@ def _collect(monkeypatch, module) -> list[dict]:
 
 def test_highs_reports_progress(monkeypatch):
     seen = _collect(monkeypatch, highs)
-    result = mip.solve(build_model(3).problem, "highs",  # a report every 0.1 s slice
+    result = mip.solve(build_model(3).problem, entry("highs"),  # a report every 0.1 s slice
                        SolveOptions(time_limit=0.4, threads=1, progress=seen.append))
     assert result.status in (Status.TIMEOUT, Status.SOLVED)
     assert seen and set(seen[-1]) == {"elapsed", "incumbent", "bound", "nodes"}
@@ -108,7 +109,7 @@ def test_highs_reports_progress(monkeypatch):
 
 def test_cbc_reports_progress_from_its_log(monkeypatch):
     seen = _collect(monkeypatch, cbc)
-    mip.solve(build_model(3).problem, "cbc",
+    mip.solve(build_model(3).problem, entry("cbc"),
               SolveOptions(time_limit=2.0, threads=1, progress=seen.append))
     assert seen and set(seen[-1]) == {"elapsed", "incumbent", "bound", "nodes"}
 
@@ -117,7 +118,7 @@ def test_sat_reports_elapsed(monkeypatch):
     seen: list[dict] = []
     # the wait on a solver child is the one in process.py (sat.py and maxsat.py share it)
     monkeypatch.setattr(process, "PROGRESS_EVERY", 0.1)
-    sat.solve(build_cnf(4).formula.clauses, "cadical153",
+    sat.solve(build_cnf(4).formula.clauses, entry("cadical153"),
               SolveOptions(time_limit=0.5, progress=seen.append))
     assert len(seen) >= 2 and all(set(p) == {"elapsed"} for p in seen)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ilp_pyramid import protocol
-from ilp_pyramid.backends import sat
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles import REGISTRY, get
@@ -20,7 +20,7 @@ from ilp_pyramid.puzzles.insanity.instance import Tower, classic, parse
 from ilp_pyramid.puzzles.insanity.puzzle import PUZZLE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "insanity"
-SAT = "kissat" if "kissat" in sat.solver_names() else "cadical"
+SAT = "kissat" if "kissat" in solvers.names(installed=True) else "cadical"
 
 
 def mirror_free_turns() -> list[tuple[int, ...]]:

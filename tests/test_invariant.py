@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ilp_pyramid.backends.sat import SatSession
+from ilp_pyramid.backends.solvers import solver
 from ilp_pyramid.puzzles.bel import invariant
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
 from ilp_pyramid.puzzles.bel.geometry import pyramid
@@ -30,7 +31,7 @@ def test_a_permutation_of_each_cycle_type():
 
 def _solve(n, cnf, pair, seconds=30):
     session = SatSession(cnf.formula.clauses + invariant.invariant_clauses(n, cnf, pair),
-                         "cadical195", one_shot=True)
+                         solver("cadical195"), one_shot=True)
     try:
         return session.solve((), seconds)
     finally:

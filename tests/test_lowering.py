@@ -7,9 +7,8 @@ import itertools
 import pytest
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import cpsat, lowering
+from ilp_pyramid.backends import cpsat, lowering, solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
-from ilp_pyramid.backends.mip import MIP_SOLVERS
 
 # Items 0-3 primary, 4-6 secondary. Without the secondary items {0, 1}, {1, 3, 4} and
 # {2, 3, 4} would be covers too; with them {0, 2} is the only one.
@@ -24,7 +23,7 @@ UNCOVERED = backends.ExactCoverForm([[0], [0, 2]], num_primary=2, num_secondary=
 def _installed(solver: str) -> bool:
     if solver == "cpsat":
         return cpsat.available()
-    if solver in MIP_SOLVERS:
+    if solver in solvers.names("mip"):
         try:
             backends.require(solver)
         except Exception:  # noqa: BLE001 - an optional extra (scip, gurobi) not installed

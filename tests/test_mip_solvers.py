@@ -18,7 +18,7 @@ from pathlib import Path
 import pulp
 import pytest
 
-from ilp_pyramid.backends import mip
+from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.puzzles.bel.solution import parse_json
 from ilp_pyramid.verify.bel import verify_solution
@@ -157,7 +157,7 @@ def test_gurobi_over_the_size_limited_licence_is_bad_input():
 
 def test_help_lists_every_registered_mip_solver(cli):
     text = " ".join(cli("solve", "--help").out.split())
-    assert " | ".join(mip.MIP_SOLVERS) in text
+    assert " | ".join(solvers.names("mip")) in text
 
 
 @needs_gurobi

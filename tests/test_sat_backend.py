@@ -7,33 +7,34 @@ import time
 import pytest
 
 from ilp_pyramid import backends
-from ilp_pyramid.backends import sat
+from ilp_pyramid.backends import sat, solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.solvers import solver as entry
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.puzzles.bel.cnf import build_cnf
 from tests.proctools import live_children
 
 
 def test_names_and_aliases():
-    names = sat.solver_names()
+    names = solvers.names("sat", installed=True)
     for name in ("kissat", "cadical", "kissat404", "cadical195", "cadical153", "glucose4",
                  "maplechrono", "lingeling", "minisat22"):
         assert name in names and backends.kind(name) == "sat"
-    assert sat.resolve("kissat") == "kissat404"
-    assert sat.resolve("cadical").startswith("cadical")
+    assert entry("kissat").plugin == "kissat404"
+    assert entry("cadical").plugin.startswith("cadical")
     assert backends.kind("highs") == "mip" and "highs" not in names
     with pytest.raises(InputError, match="unknown solver 'zchaff'"):
-        sat.resolve("zchaff")
-    with pytest.raises(SolverError, match="unknown SAT solver"):
-        sat.resolve("highs")
+        entry("zchaff")
+    with pytest.raises(SolverError, match="no python-sat solver"):
+        sat.solve([[1]], entry("highs"))
 
 
 @pytest.mark.parametrize("solver", ["kissat", "cadical", "cadical153", "glucose4", "minisat22"])
 def test_sat_and_unsat_answers(solver):
-    found = sat.solve([[1, 2], [-1], [2, 3]], solver)
+    found = sat.solve([[1, 2], [-1], [2, 3]], entry(solver))
     assert found.status == Status.SOLVED and found.has_solution
     assert -1 in found.model and 2 in found.model
-    refused = sat.solve([[1], [-1, 2], [-2]], solver)
+    refused = sat.solve([[1], [-1, 2], [-2]], entry(solver))
     assert refused.status == Status.INFEASIBLE and not refused.has_solution
 
 
@@ -43,7 +44,7 @@ def test_shuffled_clauses_keep_the_formula():
     assert again is not clauses and again != clauses
     assert sorted(sorted(c) for c in again) == sorted(sorted(c) for c in clauses)
     assert sat.shuffled(clauses, None) is clauses and sat.shuffled(clauses, 0) is clauses
-    result = sat.solve(clauses, "cadical", SolveOptions(seed=5))
+    result = sat.solve(clauses, entry("cadical"), SolveOptions(seed=5))
     assert result.status == Status.SOLVED
 
 
@@ -54,20 +55,20 @@ def test_time_limit_kills_the_solver():
     # only children that appear during this solve count.
     before = live_children(os.getpid())
     start = time.perf_counter()
-    result = sat.solve(clauses, "cadical153", SolveOptions(time_limit=0.3))
+    result = sat.solve(clauses, entry("cadical153"), SolveOptions(time_limit=0.3))
     assert result.status == Status.TIMEOUT and not result.model
     assert "0.3 s" in result.message
     assert time.perf_counter() - start < 10
     assert not live_children(os.getpid()) - before
 
 
-def _die(name, clauses, options, sender):
+def _die(name, clauses, seed, send):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_a_killed_solver_is_an_error_not_an_answer(monkeypatch):
-    monkeypatch.setattr(sat, "_child", _die)
-    result = sat.solve([[1]], "kissat")
+    monkeypatch.setattr(sat, "_search", _die)
+    result = sat.solve([[1]], entry("kissat"))
     assert result.status == Status.ERROR and not result.has_solution
     assert "killed by SIGKILL" in result.message
 
@@ -77,12 +78,11 @@ def test_cpsat_solves_or_says_what_to_install():
     assert backends.kind("cpsat") == "cp" and backends.accepts("cnf", "cpsat")
     if not backends.solver_of("cpsat").installed:
         with pytest.raises(InputError, match=r"ilp-pyramid\[cpsat\]"):
-            sat.solve([[1]], "cpsat")
+            backends.solve([[1]], "cpsat")
         return
-    assert "cpsat" in sat.solver_names()
     cnf = build_cnf(2)
-    result = sat.solve(cnf.formula.clauses, "cpsat", SolveOptions(time_limit=60, threads=1,
-                                                                  seed=1))
+    result = backends.solve(cnf.formula.clauses, "cpsat",
+                            SolveOptions(time_limit=60, threads=1, seed=1))
     assert result.status == Status.SOLVED
     from ilp_pyramid.verify.bel import verify_solution
 

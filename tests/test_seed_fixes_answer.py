@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ilp_pyramid.backends import sat
+from ilp_pyramid.backends.solvers import solver
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,7 +33,7 @@ def _solve_with_clock(clauses: list[list[int]], tick: float, monkeypatch) -> lis
         return now[0]
 
     monkeypatch.setattr(sat.time, "perf_counter", clock)
-    with sat.SatSession(clauses, "minisat22", one_shot=True) as session:
+    with sat.SatSession(clauses, solver("minisat22"), one_shot=True) as session:
         result = session.solve()
     assert result.status == sat.Status.SOLVED
     return result.model

@@ -29,7 +29,7 @@ def test_every_listed_solver_resolves_to_an_object_that_says_what_it_is(name):
 @pytest.mark.parametrize("name", ilp_pyramid.solvers())
 def test_every_listed_solver_solves_the_same_small_exact_cover(name):
     form = backends.ExactCoverForm([[0, 1], [1, 2], [2], [0]], num_primary=3)
-    result = ilp_pyramid.solver(name).solve(form, "exact_cover", SolveOptions(time_limit=60))
+    result = backends.solve(form, ilp_pyramid.solver(name), SolveOptions(time_limit=60))
     if name == "gurobi" and result.status is Status.ERROR:
         pytest.skip("gurobipy without a usable licence here")
     assert result.status is Status.SOLVED
@@ -81,10 +81,57 @@ def _asks_a_family(path: Path) -> list[str]:
     return asked
 
 
+def _strings(node: ast.AST) -> set[str]:
+    """The string constants `node` is, or holds as a tuple, list or set of constants."""
+    items = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
+    return {item.value for item in items
+            if isinstance(item, ast.Constant) and isinstance(item.value, str)}
+
+
+def _names_a_family(node: ast.AST) -> bool:
+    """`family`, `x.family` or `kind(...)`: a solver's family (Bel's line families are
+    compared with their own letters, no family string of the table)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return (getattr(node, "id", None) or getattr(node, "attr", None)) in ("family", "kind")
+
+
+def _tests_a_name(path: Path, root: Path = PACKAGE) -> list[str]:
+    """Places that test a solver's name or family string: a comparison with a name of the
+    table (aliases too), a family string compared with a family, a name's prefix."""
+    names = {name.lower() for name in solvers.names()}
+    families = set(solvers.FAMILIES)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            strings = set().union(*(_strings(side) for side in sides))
+            if strings & names or (strings & families and any(map(_names_a_family, sides))):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("startswith", "endswith") and node.args
+              and _strings(node.args[0]) & names):
+            found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
 def test_no_layer_classifies_a_solver_name_again():
-    asked = [place for path in sorted(PACKAGE.rglob("*.py"))
-             if "backends" not in path.parts for place in _asks_a_family(path)]
-    assert asked == []
+    """Names are resolved once (`solvers.solver`) and what a solver can do is a field of its
+    line: outside backends/ no module tests a solver's name or family string."""
+    outside = [path for path in sorted(PACKAGE.rglob("*.py")) if "backends" not in path.parts]
+    assert [place for path in outside for place in _asks_a_family(path)] == []
+    assert [place for path in outside for place in _tests_a_name(path)] == []
+
+
+def test_the_name_scan_finds_what_it_looks_for(tmp_path):
+    """The scan above is not blind: each kind of test it refuses is found in a sample."""
+    sample = tmp_path / "sample.py"
+    tests = ['solver == "cpsat"', 'family in ("mip", "cp")', 'entry.family != "mip"',
+             'real.startswith("kissat")', '"dlx" == name', 'kind(solver) == "sat"']
+    sample.write_text("\n".join(tests) + "\n")
+    assert len(_tests_a_name(sample, tmp_path)) == len(tests)
+    sample.write_text('line.family == "Z"\nform == "mip"\nmethod == "sat"\n')
+    assert _tests_a_name(sample, tmp_path) == []
 
 
 def test_the_solvers_a_puzzle_can_use_are_those_taking_one_of_its_forms():

@@ -17,20 +17,20 @@ from pathlib import Path
 import pytest
 import typer
 
-from ilp_pyramid.backends import cpsat, sat
-from ilp_pyramid.backends.mip import MIP_SOLVERS
+from ilp_pyramid.backends import cpsat, solvers
 from ilp_pyramid.cli import build_app
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
 
-SAT_SOLVERS = [name for name in sat.solver_names() if name != cpsat.NAME]
-CPSAT = [cpsat.NAME] if cpsat.available() else []
+SAT_SOLVERS = solvers.names("sat", installed=True)
+MIP_SOLVERS = solvers.names("mip")
+CPSAT = ["cpsat"] if cpsat.available() else []
 # Every python-sat solver runs through the same door (a forked child, answers on a pipe, fd 1
 # on /dev/null while native code runs): every command tries the aliases by default, every
 # solver under `slow` (tests/test_solver_table.py solves with each one in the default suite).
-COMMON_SAT = list(sat.ALIASES)
+COMMON_SAT = list(solvers.ALIASES)
 
 
 def sat_rows(command: str, args: list[str], cp_sat: list[str]) -> list:

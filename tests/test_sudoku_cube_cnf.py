@@ -15,6 +15,7 @@ import pytest
 from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.sat import solve_in_process
+from ilp_pyramid.backends.solvers import solver
 from ilp_pyramid.puzzles.sudoku_cube import cnf as cube_cnf
 from ilp_pyramid.puzzles.sudoku_cube.checks import (
     NOT_TURNABLE,
@@ -27,6 +28,7 @@ from ilp_pyramid.puzzles.sudoku_cube.state import parse_state
 from ilp_pyramid.verify.sudoku_cube import check_answer, check_moves
 
 ROOT = Path(__file__).resolve().parent.parent
+CADICAL = solver("cadical195")
 
 
 @pytest.mark.parametrize(("solver", "seed", "scramble"),
@@ -73,7 +75,7 @@ def test_fewer_rules_give_a_grid_that_breaks_them():
     the grid that only a screwdriver reaches, so the twist rule is what forbade it."""
     state = generate(2, 15).broken("twist").state
     built = cube_cnf.build_cnf(state, rules=())
-    answer = solve_in_process(built.form, "cadical195")
+    answer = solve_in_process(built.form, CADICAL)
     assert answer.status is Status.SOLVED
     from ilp_pyramid.puzzles.sudoku_cube.solution import assemble
 
@@ -99,12 +101,12 @@ def test_the_parity_chain_is_the_permutations_parity(n):
         perm = list(range(n))
         rng.shuffle(perm)
         fixed = pool.clauses + _fixed(pool, at, perm)
-        answer = solve_in_process(fixed, "cadical195")
+        answer = solve_in_process(fixed, CADICAL)
         assert answer.status is Status.SOLVED
         assert (pi in answer.model) is bool(permutation_parity(dict(enumerate(perm))))
         # and the other parity is impossible: the chain is exact, not a guess
         wrong = -pi if pi in answer.model else pi
-        assert solve_in_process(fixed + [[wrong]], "cadical195").status is Status.INFEASIBLE
+        assert solve_in_process(fixed + [[wrong]], CADICAL).status is Status.INFEASIBLE
 
 
 def test_the_twist_chain_holds_exactly_the_sums_divisible_by_three():
@@ -118,7 +120,7 @@ def test_the_twist_chain_holds_exactly_the_sums_divisible_by_three():
         units = [[c[i, i, t] if t == twists[i] else -c[i, i, t]] for i in range(n) for t in
                  range(3)] + [[-c[i, j, t]] for i in range(n) for j in range(n) if i != j
                               for t in range(3)]
-        found = solve_in_process(pool.clauses + units, "cadical195").status
+        found = solve_in_process(pool.clauses + units, CADICAL).status
         assert (found is Status.SOLVED) is (sum(twists) % 3 == 0)
 
 

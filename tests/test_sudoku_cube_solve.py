@@ -9,6 +9,7 @@ import pytest
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import mip
 from ilp_pyramid.backends.base import SolveOptions, Status
+from ilp_pyramid.backends.solvers import solver
 from ilp_pyramid.puzzles.sudoku_cube import rounds
 from ilp_pyramid.puzzles.sudoku_cube.checks import NO_GRID, NOT_TURNABLE
 from ilp_pyramid.puzzles.sudoku_cube.generate import generate, random_turns, reassemble
@@ -84,7 +85,7 @@ def all_grids(state: CubeState, limit: int = 64):
     model = build_model(state, rules=())
     found = []
     while len(found) < limit:
-        result = mip.solve(model.problem, "highs", OPTIONS)
+        result = mip.solve(model.problem, solver("highs"), OPTIONS)
         if not result.has_solution:
             return found
         grid = decode(model, result.values)
