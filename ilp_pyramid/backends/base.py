@@ -1,9 +1,11 @@
-"""The one contract every backend keeps: `solve(form, solver, options) -> Result`.
+"""The one contract every backend keeps: `run(form, what, solver, options) -> Result`.
 
 A backend knows nothing about puzzles. It takes a model *form* (a PuLP problem, CNF clauses,
 exact-cover rows or a CP-SAT Boolean model, see `backends.solve`) and answers with a `Result`:
 variable values by name (MIP, CP-SAT), true literals (SAT) or chosen rows (exact cover). The
-puzzle decodes them.
+puzzle decodes them. It is handed the `Solver` to run (defined here, its lines are the one
+table in `solvers.py`), never a name: what the solver can do is a field of it
+(`CAPABILITIES`), never a test of its name.
 
 One status vocabulary, `Status`, is used by every backend, every puzzle runner and every
 `--json` output (docs/status.md):
@@ -29,10 +31,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import NoReturn
 
+from ilp_pyramid import extras
 from ilp_pyramid.errors import InputError
 
 
@@ -129,3 +132,99 @@ class Result:
         """True for `solved` and `feasible`: the values, literals or rows hold an answer."""
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
+
+EXACT_COVER = "exact_cover"  # every solver takes it, natively (dlx) or lowered
+PYSAT = "pysat"  # the library of python-sat's lines: python-sat builds some solvers only
+
+
+@dataclass(frozen=True)
+class Solver:
+    """One solver: what it is, what it reads, what it can do, whether it is here, and which
+    backend module solves it. The capability fields (`CAPABILITIES`) are what callers ask
+    instead of testing a name or a family."""
+
+    name: str
+    family: str  # one of FAMILIES: listings and the bench's groups, never to decide
+    native: tuple[str, ...]  # the forms its backend module reads as they are, best first
+    backend: str  # the module whose run(form, what, solver, options) solves its forms
+    library: str | None = None  # the module it needs that a base install may lack
+    plugin: str = ""  # MIP: PuLP's solver module; SAT: python-sat's own name; RC2: oracle
+    note: str = ""  # one line for listings
+    aliases: tuple[str, ...] = field(default=(), compare=False)
+    # Capabilities (see CAPABILITIES):
+    threads: bool = False
+    seeds: bool = False
+    parameters: bool = False
+    budget: bool = False
+    sessions: bool = False
+    assumptions: bool = False
+    phases: bool = False
+    reuse: bool = False
+    orbitopes: bool = False
+    presolve_retry: bool = False
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        """The model forms it takes, best first: its native ones, then the exact cover."""
+        return self.native + tuple(f for f in (EXACT_COVER,) if f not in self.native)
+
+    @property
+    def extra(self) -> str | None:
+        """The pip extra that installs its library (None: in the base install)."""
+        return extras.EXTRAS[self.library][0] if self.library in extras.EXTRAS else None
+
+    @property
+    def installed(self) -> bool:
+        """Whether it can run here: its library imports (and python-sat has it built)."""
+        if self.library is not None and not extras.available(self.library):
+            return False
+        if self.library == PYSAT:
+            return _pysat_has(self.plugin)
+        return True
+
+    def require(self) -> Solver:
+        """Itself; InputError (one line naming the extra to install) if it is not here."""
+        if self.library is not None and self.library in extras.EXTRAS:
+            extras.need(self.library)
+        elif not self.installed:
+            raise InputError(f"solver {self.name!r} is not available in this python-sat")
+        return self
+
+    def takes(self, form: str) -> bool:
+        """Whether the solver takes a form of this kind, natively or lowered."""
+        return form in self.forms
+
+    def reads(self, form: str) -> bool:
+        """Whether its backend module reads a form of this kind as it is (no lowering)."""
+        return form in self.native
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# What a solver can do, one field of its line each (all False unless the line says so).
+CAPABILITIES = {
+    "threads": "takes SolveOptions.threads (more than one thread)",
+    "seeds": "takes SolveOptions.seed as its own random seed (python-sat's solvers have "
+             "none: the SAT backend shuffles their clauses by the seed instead)",
+    "parameters": "takes its own parameters by name (SolveOptions.extra, --solver-option)",
+    "budget": "takes a conflict budget on a single solve, so a small formula is solved in "
+              "this process in slices between which the time limit and signals hold",
+    "sessions": "keeps a conflict budget across incremental solves under assumptions "
+                "(sat.SatSession)",
+    "assumptions": "solves under assumptions (without: as unit clauses, on a fresh solver)",
+    "phases": "takes initial phases (python-sat's set_phases)",
+    "reuse": "answers more than one solve on one solver object (Kissat aborts the process)",
+    "orbitopes": "takes the orbitopes a MIP model declares (mip_model.orbitopes)",
+    "presolve_retry": "a solve error on a lowered exact cover is asked again without presolve "
+                      "(HiGHS' presolve can fail on an infeasible cover)",
+}
+assert set(CAPABILITIES) <= {f.name for f in fields(Solver)}
+
+
+def _pysat_has(name: str) -> bool:
+    if not extras.available(PYSAT):
+        return False
+    from pysat.solvers import SolverNames  # python-sat: part of the base install
+
+    return hasattr(SolverNames, name)

@@ -36,7 +36,7 @@ from ilp_pyramid.extras import need  # here: the small SAT solves load this modu
 from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate
 
 if TYPE_CHECKING:
-    from ilp_pyramid.backends.solvers import Solver
+    from ilp_pyramid.backends.base import Solver
 
 __all__ = ["BoolModel", "available", "require", "run", "settings", "solve_clauses", "solve_model"]
 

@@ -55,8 +55,8 @@ from ilp_pyramid.backends.process import die_with_parent
 from ilp_pyramid.machine import cores
 
 if TYPE_CHECKING:
+    from ilp_pyramid.backends.base import Solver
     from ilp_pyramid.backends.forms import ExactCoverForm
-    from ilp_pyramid.backends.solvers import Solver
 
 __all__ = [
     "CountResult",

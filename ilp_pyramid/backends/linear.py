@@ -34,7 +34,7 @@ from ilp_pyramid.backends.base import Result, SolveOptions
 from ilp_pyramid.errors import InputError
 
 if TYPE_CHECKING:
-    from ilp_pyramid.backends.solvers import Solver
+    from ilp_pyramid.backends.base import Solver
 
 
 def unit_weight(weights: Sequence[int]) -> int:

@@ -28,7 +28,7 @@ from ilp_pyramid.backends.base import Result, SolveOptions
 from ilp_pyramid.backends.sat import shuffled
 
 if TYPE_CHECKING:
-    from ilp_pyramid.backends.solvers import Solver
+    from ilp_pyramid.backends.base import Solver
 
 
 def run(form: object, what: str, solver: Solver, options: SolveOptions) -> Result:

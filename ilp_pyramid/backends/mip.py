@@ -22,7 +22,7 @@ from ilp_pyramid.errors import InputError
 if TYPE_CHECKING:
     import pulp
 
-    from ilp_pyramid.backends.solvers import Solver
+    from ilp_pyramid.backends.base import Solver
 
 def run(form: pulp.LpProblem, what: str, solver: Solver, options: SolveOptions) -> Result:
     """The backend's door (`backends.solve`): a PuLP problem."""

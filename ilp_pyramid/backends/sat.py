@@ -8,7 +8,7 @@ as an answer. A small formula (IN_PROCESS_CLAUSES) on a solver whose line has a 
 `budget` is solved in this process instead, in conflict-budget slices between which the time
 limit and signals are kept: the child would cost more than the solve.
 
-Every function here takes a `solvers.Solver` of a python-sat line (its `plugin` is
+Every function here takes a `Solver` (base.py) of a python-sat line (its `plugin` is
 python-sat's name), never a name: `backends.solve` resolves names, and sends CNF for cpsat
 to its own backend. What a solver can do (a budget, assumptions, phases, more than one solve
 per object) is read from its line. SIGINT/SIGTERM while waiting kill the child and raise
@@ -31,7 +31,7 @@ from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
 if TYPE_CHECKING:
-    from ilp_pyramid.backends.solvers import Solver
+    from ilp_pyramid.backends.base import Solver
 
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
 # process (fork, pipe, the model sent back) costs 20-45 ms, more than such a solve (Bel N=2,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ilp_pyramid.backends import solvers as solver_table
 from ilp_pyramid.bench.scores import (
     TIME_MEANINGS,
     VIRTUAL_BEST,
@@ -23,6 +22,7 @@ from ilp_pyramid.bench.scores import (
     profile_steps,
     ratios,
 )
+from ilp_pyramid.bench.summary import line_style
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import png_bytes, pyplot
 from ilp_pyramid.formats.fileio import write_atomic
@@ -52,21 +52,12 @@ def write_plot(kind: str, families: list[Family], path: Path, time: str = "wall"
     write_atomic(path, png_bytes(figure, dpi=120))
 
 
-def _style(solver: str) -> str:
-    """MIP dashed, the rest solid (as the bench's other plot)."""
-    try:
-        family = solver_table.solver(solver.split("/")[0]).family
-    except InputError:  # a template's label, not a solver's name
-        return "-"
-    return "--" if family == "mip" else "-"
-
-
 def _cactus(axes, family: Family, time: str) -> None:
     for solver in family.solvers:
         xs, ys = cactus_points(family.times(solver))
         # a step from 0 at the first time up to k: the count solved by then
         axes.step([xs[0], *xs] if xs else [], [0, *ys] if xs else [], where="post",
-                  linestyle=_style(solver), label=f"{solver} ({len(xs)})")
+                  linestyle=line_style(solver), label=f"{solver} ({len(xs)})")
     xs, ys = cactus_points(family.best())
     if xs:
         axes.step([xs[0], *xs], [0, *ys], where="post", color="black", linewidth=0.8,
@@ -90,7 +81,7 @@ def _profile(axes, family: Family, time: str) -> None:
     for solver, solver_ratios in by_solver.items():
         taus, fractions = profile_steps(solver_ratios)
         axes.step([*taus, right], [*fractions, fractions[-1]], where="post",
-                  linestyle=_style(solver), label=solver)
+                  linestyle=line_style(solver), label=solver)
     axes.set_xscale("log", base=2)
     axes.set_xlim(1, right)
     axes.set_ylim(0, 1.02)

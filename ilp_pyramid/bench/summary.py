@@ -22,6 +22,7 @@ from rich.table import Table
 
 from ilp_pyramid import backends
 from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS
+from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import pyplot
 
 # Fields of every record's configuration besides its params (the solver goes after the
@@ -146,6 +147,16 @@ def _is_load(value) -> bool:
 
 def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def line_style(solver: object) -> str:
+    """A plot's line for a solver: dashed for one that reads MIP models, solid for the rest
+    and for a label that names no solver ("solver/..." reads its first part)."""
+    try:
+        entry = backends.solver_of(solver.split("/")[0]) if isinstance(solver, str) else None
+    except InputError:
+        entry = None
+    return "--" if entry is not None and entry.reads("mip") else "-"
 
 
 def _family(solver) -> str | None:
@@ -287,7 +298,8 @@ def plot(rows: Sequence[dict], time_limit: float, path: Path,
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=120)
     for index, (name, points) in enumerate(sorted(series.items())):
         points.sort(key=lambda r: r["config"][x])
-        style = "--" if points[0].get("family") == "mip" else "-"
+        labelled = points[0]["config"].get("label")
+        style = "-" if labelled else line_style(points[0]["config"].get("solver"))
         solved = [r for r in points if r[middles]]
         failed = [r["config"][x] for r in points if not r[middles]]
         middle = [max(r[middles], 1e-3) for r in solved]

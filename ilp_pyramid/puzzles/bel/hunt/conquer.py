@@ -30,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import append_line, read_text
