@@ -9,8 +9,8 @@ import importlib.util
 import pytest
 
 from ilp_pyramid import protocol
+from ilp_pyramid.backends import solve as mip_solve  # the one door, for a PuLP problem
 from ilp_pyramid.backends.base import SolveOptions, Status
-from ilp_pyramid.backends.mip import solve as mip_solve
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.mip_model import orbitopes
 from ilp_pyramid.puzzles.bel.model import build_model

@@ -26,8 +26,8 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from ilp_pyramid import protocol
+from ilp_pyramid.backends import solve as mip_solve  # the one door, for a PuLP problem
 from ilp_pyramid.backends.base import SolveOptions, Status
-from ilp_pyramid.backends.mip import solve as mip_solve
 from ilp_pyramid.mip_model import Orbitope, declare_orbitope, orbitopes
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 from ilp_pyramid.puzzles.bel.puzzle import PUZZLE as BEL
