@@ -51,7 +51,7 @@ def test_sat_timeout_is_reported_never_a_solution(cli):
     assert data["status"] == "timeout" and data["solution"] is None
 
 
-def _killed(name, clauses, options, sender):
+def _killed(name, clauses, seed, send):
     import os
     import signal
 
@@ -59,7 +59,7 @@ def _killed(name, clauses, options, sender):
 
 
 def test_killed_solver_is_a_clear_error(cli, monkeypatch):
-    monkeypatch.setattr(sat, "_child", _killed)
+    monkeypatch.setattr(sat, "_search", _killed)
     # N=3: past sat.IN_PROCESS_CLAUSES, so solved in a child (N=2 is solved in process)
     result = cli("solve", 3, "--solver", "cadical")
     assert result.code == 1
