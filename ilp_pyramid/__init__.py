@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-# The version is the installed distribution's (pyproject.toml holds it): `__version__` is
-# looked up on first use, since importlib.metadata costs more than a small solve may spend.
-from ilp_pyramid.version import UNKNOWN_VERSION as UNKNOWN_VERSION
-from ilp_pyramid.version import installed_version
+# The version is the installed distribution's (pyproject.toml holds it, version.py reads
+# it): `__version__` is looked up on first use, since importlib.metadata costs more than a
+# small solve may spend.
 
 if TYPE_CHECKING:
     __version__: str
+    from ilp_pyramid.version import UNKNOWN_VERSION
     from ilp_pyramid.backends.base import SolveOptions, Status
     from ilp_pyramid.backends.solvers import Solver
     from ilp_pyramid.bench.api import run_bench
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 # name -> module that defines it; loaded on first access (PEP 562).
 _LAZY = {
+    "UNKNOWN_VERSION": "ilp_pyramid.version",
     "solve": "ilp_pyramid.protocol",
     "Model": "ilp_pyramid.protocol",
     "Result": "ilp_pyramid.protocol",
@@ -81,6 +82,8 @@ def solver(name: str) -> Solver:
 
 def __getattr__(name: str):
     if name == "__version__":
+        from ilp_pyramid.version import installed_version
+
         globals()[name] = version = installed_version()
         return version
     module = _LAZY.get(name)

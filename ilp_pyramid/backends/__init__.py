@@ -33,7 +33,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ilp_pyramid.backends import lowering, process, solvers
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
 from ilp_pyramid.backends.forms import BoolModel, ExactCoverForm, form_kind
 from ilp_pyramid.backends.solvers import Solver
@@ -119,6 +119,8 @@ def _lowered(form: ExactCoverForm, entry: Solver, backend, options: SolveOptions
     """An exact cover on a solver that reads another form: lowered, solved, inverted.
     `seconds` counts the lowering and the solve, not the loading of the libraries (as
     Dancing Links' clock starts after numba is loaded)."""
+    from ilp_pyramid.backends import lowering  # not on the path of a form solved natively
+
     target = next((kind for kind in entry.native if kind in lowering.TARGETS), None)
     if target is None:
         raise InputError(f"solver {entry.name!r} reads no form an exact cover is lowered to")
