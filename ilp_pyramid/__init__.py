@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     __version__: str
-    from ilp_pyramid.version import UNKNOWN_VERSION
     from ilp_pyramid.backends.base import SolveOptions, Status
     from ilp_pyramid.backends.solvers import Solver
     from ilp_pyramid.bench.api import run_bench
     from ilp_pyramid.protocol import BenchCase, Infeasible, Model, Puzzle, Result, solve
+    from ilp_pyramid.version import UNKNOWN_VERSION as UNKNOWN_VERSION
 
 # name -> module that defines it; loaded on first access (PEP 562).
 _LAZY = {
