@@ -17,7 +17,7 @@ backend module that solves its native forms:
 | maxsat | wcnf          | maxsat.py (python-sat's RC2; `plugin` its SAT oracle) |
 
 Every solver also takes the exact-cover form, lowered to its first native form that
-`lowering.py` makes (mip, cnf or bool) and the answer mapped back to rows. A backend module
+`lowering.py` makes (mip, cnf, wcnf or bool) and the answer mapped back to rows. A backend module
 has `run(form, what, solver, options) -> Result` for the forms of its line; it is handed the
 `Solver`, never a name (`backends.solve` resolves the name, once).
 

@@ -92,8 +92,8 @@ def parse_solver_options(items: list[str], solver: solvers.Solver) -> dict:
     """'name=value' items -> {name: value}, numbers and true/false read as such; for a
     solver whose table line takes `parameters` (the MIP ones) (the others take none by name)."""
     if items and not solver.parameters:
-        fail(f"--solver-option is for the solvers that take parameters by name "
-             f"({', '.join(solvers.names(can='parameters'))})")
+        fail(f"--solver-option is for the MIP solvers, the ones that take parameters by "
+             f"name ({', '.join(solvers.names(can='parameters'))})")
     options: dict = {}
     for item in items:
         name, sep, text = item.partition("=")
