@@ -83,6 +83,8 @@ def test_given_options_override_the_solver_defaults_and_none_keeps_them():
     assert protocol.with_defaults(bel, kissat, {"card": None}) == {"card": None}
     plain = ilp_pyramid.solve(bel, 2, "highs", strategies=[])
     assert plain.solved and plain.model_options["strategy"] == "none"
+    # The model itself, asked directly, has no solver: None is no strategy, as [] is.
+    assert bel.model(2, "mip", strategies=None).options == bel.model(2, "mip").options
 
 
 @pytest.mark.parametrize("n", [3, 4])
