@@ -320,7 +320,8 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver | Non
 def with_defaults(puzzle: Puzzle, solver: Solver, given: Mapping[str, Any]) -> dict[str, Any]:
     """The model options `solve` builds with: the puzzle's `solver_defaults` for `solver`
     (Bel's strategy rows for HiGHS and SCIP), then `given` over them; an option given as
-    None leaves a default in place (None is "not given" in every puzzle's `model`)."""
+    None leaves its default in place (a puzzle with defaults reads None as "not given", as
+    Bel's `model` does; an option without a default goes to `model` as it came)."""
     defaults = dict(getattr(puzzle, "solver_defaults", {}).get(solver.name, {}))
     return {**defaults, **{name: value for name, value in given.items()
                            if value is not None or name not in defaults}}
