@@ -6,8 +6,10 @@ the answers back; it never asks which family a solver belongs to. `solve` below 
 solve path of every puzzle, whoever calls it (the CLI's `solve`, the Python API, the bench's
 solve processes, the workbench): it resolves the solver once (`backends.solvers.solver`),
 picks the form (the first of the solver's forms that the puzzle builds), builds the model
-with the puzzle's own options, solves, decodes, verifies, and lets the puzzle finish
-(`after`: a cross-check, a plan of moves) and add its own keys to the JSON (`json_keys`).
+with the puzzle's own options (its `solver_defaults` for that solver under the caller's, so
+every door builds the same model for the same arguments), solves, decodes, verifies, and
+lets the puzzle finish (`after`: a cross-check, a plan of moves) and add its own keys to the
+JSON (`json_keys`).
 
     >>> from ilp_pyramid import protocol, puzzles
     >>> bel = puzzles.get("bel")
@@ -37,6 +39,10 @@ from ilp_pyramid.errors import InputError
 # rows, a CP-SAT Boolean model, a weighted CNF; read from the solver table, so a new family's
 # form is a puzzle's to build at once.
 FORMS = tuple(dict.fromkeys(form for entry in SOLVERS for form in entry.native))
+# The solver `solve` runs when given none, for a puzzle without a choice of its own
+# (`auto_solve`), or when the call shapes the model.
+DEFAULT_SOLVER = "highs"
+AUTO = "auto"  # the solver name that asks for the puzzle's own choice, as None does
 
 
 class Infeasible(Exception):
@@ -203,7 +209,11 @@ class Puzzle(Protocol):
     result: a cross-check, moves; or explains a status), `json_keys(instance, result) ->
     dict` (the puzzle's own `solve --json` keys; default: "solution", `to_json`'s output),
     `summary(instance, result) -> str` (the text `solve` prints under the picture),
-    `solver_aliases` (the puzzle's own shorthands for solvers of the table, e.g. "auto").
+    `solver_aliases` (the puzzle's own shorthands for solvers of the table, e.g. "auto"),
+    `solver_defaults` (solver name -> the model options that solver gets unless the caller
+    gives them, e.g. Bel's strategy rows for HiGHS), `auto_solve(instance, options) ->
+    Result` (`solve` without a solver: the puzzle's own choice of engine, e.g. Bel's
+    measured table, which need not be one solver of the table).
 
     Every method checks its arguments where they come in (the `check_*` helpers below, and
     each puzzle's `_check_instance` / `_check_solution`): a wrong type or a value out of range
@@ -244,7 +254,7 @@ def pick_form(puzzle: Puzzle, solver: str | Solver) -> str:
     return backends.first_form(solver, puzzle.forms, puzzle.name)
 
 
-def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "highs",
+def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver | None = None,
           options: SolveOptions | Mapping[str, Any] | None = None, form: str | None = None,
           model: Model | None = None, after: Mapping[str, Any] | None = None,
           **model_options: Any) -> Result:
@@ -254,12 +264,25 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "hi
     `puzzle` is a Puzzle or its name; `instance` None is the puzzle's default; `solver` a
     name or a `backends.solvers.Solver`; `options` a `SolveOptions` or a mapping of its
     fields ({"time_limit": 60}); `model_options` go to `puzzle.model` (e.g. Bel's
-    `formulation`), `after` to the puzzle's `after` hook (e.g. the views cross-check). A
-    solution the independent checker rejects is an `error` result, never a solution.
-    InputError (one line) for anything malformed in the call, before any model is built.
+    `formulation`) after the puzzle's `solver_defaults` for that solver, which they
+    override (None: keep the default), `after` to the puzzle's `after` hook (e.g. the views
+    cross-check). A solution the independent checker rejects is an `error` result, never a
+    solution. InputError (one line) for anything malformed in the call, before any model is
+    built.
+
+    `solver` None (or "auto") is the puzzle's own choice where it has one (`auto_solve`:
+    Bel's engine measured fastest for N, as `ilp-pyramid solve N` picks it) and nothing
+    shapes a model or its finish (no `form`, `model`, `after` or model options, as any
+    model option on the command line means one exact solver); else DEFAULT_SOLVER.
     """
     puzzle = _puzzle(puzzle)
     options = solve_options(options)
+    if solver is None or _names_auto(puzzle, solver):
+        own = getattr(puzzle, "auto_solve", None)
+        if own is not None and form is None and model is None and not after \
+                and not model_options:
+            return own(puzzle.default() if instance is None else instance, options)
+        solver = DEFAULT_SOLVER
     entry = solver_for(puzzle, solver)
     if model is not None and not isinstance(model, Model):
         raise InputError(f"model must be a Model (from {puzzle.name}.model(instance, form)), "
@@ -267,7 +290,8 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "hi
     if form is not None and model is None:
         form = check_form(puzzle, form)
     after = _hook_options(puzzle, "after", after, skip=4)
-    _hook_options(puzzle, "model", model_options, skip=3)
+    model_options = with_defaults(puzzle, entry, _hook_options(puzzle, "model", model_options,
+                                                               skip=3))
     instance = puzzle.default() if instance is None else instance
     form = model.kind if model is not None else form or pick_form(puzzle, entry)
     if not entry.takes(form):
@@ -291,6 +315,23 @@ def solve(puzzle: Puzzle | str, instance: Any = None, solver: str | Solver = "hi
         _decode_and_check(puzzle, instance, model, answer, result)
     result.seconds = time.perf_counter() - start
     return _finish(puzzle, result, options, after)
+
+
+def with_defaults(puzzle: Puzzle, solver: Solver, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The model options `solve` builds with: the puzzle's `solver_defaults` for `solver`
+    (Bel's strategy rows for HiGHS and SCIP), then `given` over them; an option given as
+    None leaves its default in place (a puzzle with defaults reads None as "not given", as
+    Bel's `model` does; an option without a default goes to `model` as it came)."""
+    defaults = dict(getattr(puzzle, "solver_defaults", {}).get(solver.name, {}))
+    return {**defaults, **{name: value for name, value in given.items()
+                           if value is not None or name not in defaults}}
+
+
+def _names_auto(puzzle: Puzzle, solver: str | Solver) -> bool:
+    """`solver` is "auto" and the puzzle has no solver of its own by that name (IQ's
+    "auto" is a shorthand for a solver of the table)."""
+    return isinstance(solver, str) and solver.strip().lower() == AUTO \
+        and AUTO not in getattr(puzzle, "solver_aliases", {})
 
 
 def solver_for(puzzle: Puzzle, solver: str | Solver) -> Solver:

@@ -136,7 +136,7 @@ def solve(
     entry, extra = _checked(n, solver or "highs", formulation, card, strategy, solver_option)
     pictures.check_extras()
     options = solve_options(time_limit, threads, seed, verbose and not json_out, **extra)
-    strategies = list(engine.strategies) if engine else chosen_strategies(strategy, entry.name)
+    strategies = list(engine.strategies) or None if engine else chosen_strategies(strategy)
     result = bel_exact.solve_exact(n, entry, formulation, options, card, strategies, engine,
                                    json_out)
     if auto.hands_over(engine, result):

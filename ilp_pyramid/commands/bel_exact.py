@@ -36,7 +36,7 @@ LONG_FROM = 3
 
 
 def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOptions,
-                card: str | None, strategies: list[str], engine: Engine | None,
+                card: str | None, strategies: list[str] | None, engine: Engine | None,
                 json_out: bool) -> protocol.Result:
     """One exact solve as `solve` makes it: the first line of text, the live status line on
     a terminal, the verified result; named after the auto engine when auto chose it. A MIP

@@ -80,7 +80,7 @@ def export(
     whose comment lines map every variable (`c x 17 Z 3 4 label 2`)."""
     check_n(n)
     check_strategies(strategy)
-    strategies = chosen_strategies(strategy, None)
+    strategies = chosen_strategies(strategy) or []
     fmt = (fmt or mipfile.format_from_name(str(output)) or "").lower()
     if fmt == "cnf":
         export_cnf(n, output, formulation, card, strategies, json_out)

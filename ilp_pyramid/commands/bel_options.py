@@ -31,15 +31,6 @@ SolverOptionOpt = typer.Option([], "--solver-option",
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable, or A+B); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
-# The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
-# took a median 4.41 s with value precedence on the centre lines against 5.84 s plain (seeds
-# 0-2, docs/highs_strategies_n3.jsonl, written by docs/measure.sh); every other set measured
-# was slower. SCIP (with its CP emphasis, backends/scip.py): a median 0.95 s of solve time
-# with the same rows against 1.43 s without (seeds 0-4, docs/mip_n3.jsonl, docs/mip.md).
-DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"],
-                      "scip": ["LabelPermutationImportance"]}
-
-
 def split_strategies(names: list[str]) -> list[str]:
     """`--strategy A+B` is `--strategy A --strategy B`: a strategy set is one value (one value
     of a bench axis, `bench --grid strategy=none,A+B`)."""
@@ -59,13 +50,12 @@ def check_strategies(names: list[str]) -> None:
                           f"answer is not a proof", markup=False)
 
 
-def chosen_strategies(names: list[str], solver: str | None) -> list[str]:
-    """The strategies a run uses: as given, `none` for none, else the backend's default."""
+def chosen_strategies(names: list[str]) -> list[str] | None:
+    """The strategies a run uses: as given, `none` for none; None when none is given, which
+    `protocol.solve` reads as the solver's default (the puzzle's SOLVER_DEFAULTS)."""
     if names == ["none"]:
         return []
-    if names:
-        return names
-    return list(DEFAULT_STRATEGIES.get(solver or "", []))
+    return names or None
 
 
 def check_n(n: int, where: str = "") -> None:

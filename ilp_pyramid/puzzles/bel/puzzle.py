@@ -22,6 +22,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.parsing import parse_int
 from ilp_pyramid.protocol import (
@@ -40,6 +41,16 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution, check_solution, parse_
 from ilp_pyramid.verify.bel import verify_solution
 
 DEFAULT_N = 3  # the classic 35-cube pyramid
+# Solver name -> the model options that solver gets unless the caller gives them
+# (`protocol.solve` applies them, so `solve N --solver S`, `ilp_pyramid.solve("bel", N, S)`,
+# the bench and the workbench build one model): the value-precedence rows on the centre
+# lines, the best strategy set measured for HiGHS (docs/highs_strategies_n3.jsonl) and for
+# SCIP under its CP emphasis (docs/mip_n3.jsonl, docs/mip.md); any other solver the plain
+# model. `strategies=[]` (`--strategy none`) turns them off.
+SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
+    "highs": {"strategies": ("LabelPermutationImportance",)},
+    "scip": {"strategies": ("LabelPermutationImportance",)},
+}
 
 
 class BelPuzzle:
@@ -50,6 +61,7 @@ class BelPuzzle:
     title = "Bel's Pyramid: label the lines of an N-level pyramid so every cube shows once"
     # "mip": the counts formulation (model.py); "cnf": the counts encoding (cnf.py).
     forms = ("mip", "cnf")
+    solver_defaults = SOLVER_DEFAULTS
 
     @property
     def max_n(self) -> int:
@@ -69,10 +81,11 @@ class BelPuzzle:
         return DEFAULT_N
 
     def model(self, instance: int, form: str, *, formulation: str | None = None,
-              card: str | None = None, strategies: Sequence[str] = ()) -> Model:
+              card: str | None = None, strategies: Sequence[str] | None = None) -> Model:
         """The MIP (`formulation`: counts, rotations, ...) or the CNF (`formulation` is then
         the encoding: counts, support, ...; `card` the "one cell per cube" encoding), with
-        the `strategies` (`ilp-pyramid strategies`) compiled in as rows or clauses.
+        the `strategies` (`ilp-pyramid strategies`) compiled in as rows or clauses (None:
+        none; `protocol.solve` gives a solver its `SOLVER_DEFAULTS` first).
 
         A strategy that may lose every solution is a hypothesis: the model's `hypotheses`
         name them, and an `infeasible` answer then holds only under them."""
@@ -81,6 +94,7 @@ class BelPuzzle:
         for name, value in (("formulation", formulation), ("card", card)):
             if value is not None and not isinstance(value, str):
                 raise InputError(f"{name} must be a name (a str), not {shown(value)}")
+        strategies = () if strategies is None else strategies
         if isinstance(strategies, str) or not isinstance(strategies, Sequence) or \
                 not all(isinstance(name, str) for name in strategies):
             raise InputError(f"strategies must be a list of strategy names, not "
@@ -106,6 +120,15 @@ class BelPuzzle:
                          {"formulation": formulation, "strategies": strategies},
                          options=model_options(formulation, strategies, card))
         raise AssertionError(form)  # check_form let through a form this method lacks
+
+    def auto_solve(self, instance: int, options: SolveOptions) -> Result:
+        """`solve` without a solver: the engine measured fastest for N (auto.py's table,
+        as `ilp-pyramid solve N` picks it): an exact solver, or the hybrid search (racing
+        from auto.RACE_FROM, `options.threads` searches if given); a verified result whose
+        keys name the engine ("method": "auto", "engine")."""
+        from ilp_pyramid.puzzles.bel.auto_solve import auto_solve
+
+        return auto_solve(self, _check_instance(instance), options)
 
     def json_keys(self, instance: int, result: Result) -> dict:
         """What `ilp-pyramid solve N --json` says beyond the common keys: N, the model
