@@ -110,7 +110,7 @@ def solve(
     default off. The MIP solvers are the slow way
     here: HiGHS needs seconds at N=3, SCIP about 1 s only with its LP switched off, and no
     MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 1.2 s and
-    the hybrid search about 0.6 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
+    the hybrid search about 0.6 s (docs/mip.md, docs/data/mip_vs_sat.jsonl, docs/data/auto.jsonl).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).

@@ -29,7 +29,7 @@ NO_LIMIT = "no time limit: Ctrl-C to stop"
 # From this N on, an exact MIP run without a time limit is known to be long. Measured, whole
 # process (docs/mip.md, seeds 0-4): N=3 took 1.2-1.5 s with SCIP's defaults, 2.1-9.6 s with
 # HiGHS's, 1.8-7.0 s with Gurobi; CBC solved none of 3 runs within 30 s
-# (docs/mip_vs_sat.jsonl), nor 1 within 120 s under a load of 5-9 (docs/sat.md), and one run
+# (docs/data/mip_vs_sat.jsonl), nor 1 within 120 s under a load of 5-9 (docs/sat.md), and one run
 # in 103 s (load 2). N=4: no MIP solver within 60 s (docs/mip.md), HiGHS and CBC not within
 # 120 s (docs/sat.md).
 LONG_FROM = 3

@@ -31,11 +31,10 @@ SolverOptionOpt = typer.Option([], "--solver-option",
 StrategyOpt = typer.Option([], "--strategy", help="Add a strategy (repeatable, or A+B); see "
                            "`ilp-pyramid strategies`; `none` for no strategy at all.")
 
-# The best measured configuration per backend when no --strategy is given: at N=3, HiGHS
-# took a median 4.41 s with value precedence on the centre lines against 5.84 s plain (seeds
-# 0-2, docs/highs_strategies_n3.jsonl, written by docs/measure.sh); every other set measured
-# was slower. SCIP (with its CP emphasis, backends/scip.py): a median 0.95 s of solve time
-# with the same rows against 1.43 s without (seeds 0-4, docs/mip_n3.jsonl, docs/mip.md).
+# The best measured configuration per backend when no --strategy is given: at N=3, HiGHS is
+# faster with value precedence on the centre lines than plain, and every other set measured
+# was slower (docs/mip_vs_sat.md, "Strategies for HiGHS"); so is SCIP with its CP emphasis
+# (backends/scip.py) with the same rows (docs/mip.md, "N=3, five seeds").
 DEFAULT_STRATEGIES = {"highs": ["LabelPermutationImportance"],
                       "scip": ["LabelPermutationImportance"]}
 

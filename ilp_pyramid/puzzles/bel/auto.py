@@ -1,8 +1,8 @@
 """`solve N --method auto` (the default): run the engine measured fastest for N.
 
-The choice table is data: CHOICES below, derived from docs/auto_candidates.jsonl, which
+The choice table is data: CHOICES below, derived from docs/data/auto_candidates.jsonl, which
 `ilp-pyramid bench` writes (each candidate engine a labelled `solve` template, each run a
-real process: whole-process wall and CPU seconds; docs/measure.sh). Re-measure on an idle
+real process: whole-process wall and CPU seconds; docs/scripts/measure.sh). Re-measure on an idle
 machine, then `python -m ilp_pyramid.puzzles.bel.auto` prints the table to paste here.
 Past the table (N >= 6, open) the hybrid search runs until --time-limit or Ctrl-C.
 
@@ -29,7 +29,7 @@ from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.parsing import json_lines
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
-# docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
+# docs/data/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
 # whole model while it is small (N <= 3: 0.18-0.22 s; Kissat 0.19-0.25 s, Glucose under YStep
 # 0.19-0.21 s, a tie that goes to the engine without a hypothesis, HiGHS 0.30-2.9 s). N = 4:
 # Glucose under the YStep hypothesis (0.34 s; CaDiCaL under it 0.40 s, the hybrid searches
@@ -50,7 +50,7 @@ RACE_FROM = 5
 
 # The MIP engines stay candidates, so that any gain on the MIP side (docs/mip.md) is picked up
 # when the table is re-derived; exact:scip needs the extra scip (without it its runs fail and
-# it is not chosen). New candidates go last: docs/measure.sh picks templates by position.
+# it is not chosen). New candidates go last: docs/scripts/measure.sh picks templates by position.
 CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mip", "lns+dlx",
               "exact:scip", "exact:glucose4:YStep+CakeSliceOrdering",
               "exact:cadical:YStep+CakeSliceOrdering")
@@ -63,7 +63,7 @@ CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mi
 PREFERENCE = ("exact:highs", "exact:scip", "lns+mip", "exact:cadical", "exact:kissat",
               "lns+sat", "lns+dlx")
 TIE = 0.10
-CANDIDATES_FILE = Path("docs") / "auto_candidates.jsonl"
+CANDIDATES_FILE = Path("docs") / "data" / "auto_candidates.jsonl"
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def hands_over(engine: Engine | None, result: Any) -> bool:
 # -- re-deriving the table ------------------------------------------------------------------
 # The candidates are timed by `ilp-pyramid bench` (the one benchmark runner), one labelled
 # template per engine, into CANDIDATES_FILE; `python -m ilp_pyramid.puzzles.bel.auto
-# CANDIDATES_FILE` prints the table to paste above. docs/measure.sh holds the exact command.
+# CANDIDATES_FILE` prints the table to paste above. docs/scripts/measure.sh holds the exact command.
 
 
 def candidate_templates() -> list[str]:
@@ -196,7 +196,7 @@ def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m ilp_pyramid.puzzles.bel.auto",
         description="Print the auto choice table derived from a bench results file of the "
-                    "candidate engines (docs/measure.sh writes it).")
+                    "candidate engines (docs/scripts/measure.sh writes it).")
     parser.add_argument("results", type=Path, nargs="?", default=CANDIDATES_FILE)
     parser.add_argument("--key", choices=["cpu", "wall"], default="wall",
                         help="rank by whole-process wall (idle machine) or CPU seconds")

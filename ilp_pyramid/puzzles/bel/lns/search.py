@@ -22,11 +22,12 @@ probability exp(-delta / temperature) (simulated annealing at a fixed temperatur
 
 A move is weighed before it is made (`_delta`): at N=5 about 97% of the moves weighed are
 refused, and making and unmaking each of them rewrote the counts of its cells twice. Weighing
-first (and drawing partners from the pools instead of by rejection) took the N=5 walk from
-2.9 to 7.7 M moves a CPU second (docs/hybrid.md, "Weighing a move before making it").
-Profiled at N=6 (docs/frontier.md, "Profiling the N=6 kernel"), the weighing changes the counts
-in place and puts them back, indices are unsigned where they are known to be >= 0, and the
-acceptance chances are a table: the same walk, about twice the moves a CPU second.
+first (and drawing partners from the pools instead of by rejection) gave the N=5 walk
+several times the moves a CPU second (measured in docs/hybrid.md, "Weighing a move before
+making it"). Profiled at N=6 (docs/notes/frontier_log.md, "Profiling the N=6 kernel"), the
+weighing changes the counts in place and puts them back, indices are unsigned where they are
+known to be >= 0, and the acceptance chances are a table: the same walk, more moves a CPU
+second.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ def _moved_label(line, i, q, j, j2, p, lab):
 
 # Inlined by force: as a call, every array of the two tuples goes on the stack field by field
 # (some 130 words a call), which took a quarter of the N=6 walk's time when LLVM, on a larger
-# body, stopped inlining it by itself (docs/frontier.md, "Profiling the N=6 kernel").
+# body, stopped inlining it by itself (docs/notes/frontier_log.md, "Profiling the N=6 kernel").
 @_kernel(inline="always")
 def _delta(i, q, j, j2, p, geom, state):
     """How many more repeated cubes the move (i -> q, j and j2 -> p; j, j2 = -1 for none)
