@@ -29,18 +29,16 @@ from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.parsing import json_lines
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
-# docs/data/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
-# whole model while it is small (N <= 3: 0.18-0.22 s; Kissat 0.19-0.25 s, Glucose under YStep
-# 0.19-0.21 s, a tie that goes to the engine without a hypothesis, HiGHS 0.30-2.9 s). N = 4:
-# Glucose under the YStep hypothesis (0.34 s; CaDiCaL under it 0.40 s, the hybrid searches
-# 0.64-0.72 s, Kissat on the whole model 1.33 s). N = 5: the hybrid search with SAT repairs
-# (5.6 s, two searches racing; Dancing Links and HiGHS repairs did not solve every repeat
-# within the 60 s limit).
+# docs/data/auto_candidates.jsonl (median whole-process wall seconds; the table and its reading
+# are in docs/auto.md): CaDiCaL on the whole model while it is small (N <= 3; Glucose under
+# YStep ties there and the tie goes to the engine without a hypothesis). N = 4: Glucose under
+# the YStep hypothesis. N = 5: the hybrid search with SAT repairs, two searches racing
+# (Dancing Links and HiGHS repairs did not solve every repeat within the time limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
                            4: "exact:glucose4:YStep+CakeSliceOrdering", 5: "lns+sat"}
 # N -> the hybrid search that takes over when CHOICES[N] rests on a hypothesis and its model
-# has no solution (derived from the same records, for those N only). N = 4: SAT repairs
-# (0.68 s) tie with Dancing Links repairs (0.64 s) and come first in PREFERENCE.
+# has no solution (derived from the same records, for those N only). N = 4: SAT repairs tie
+# with Dancing Links repairs and come first in PREFERENCE (docs/auto.md).
 FALLBACKS: dict[int, str] = {4: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
@@ -57,8 +55,8 @@ CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mi
 # Engines whose medians differ by less than TIE are equally fast (the spread between repeats
 # is larger); the one earlier here is chosen: the MIP solver where it is competitive; CaDiCaL
 # before Kissat, as on the small models, where the whole process ties, CaDiCaL's own solve is
-# shorter (in process, best of 5: N=2 5 ms against 35 ms, N=3 61 ms against 91 ms), and that
-# is what `solve 1`/`solve 2` wait on beside Python's start-up.
+# shorter (docs/auto.md, "Reading it"), and that is what `solve 1`/`solve 2` wait on beside
+# Python's start-up.
 # Engines with a hypothesis come after every engine without one (not listed: last).
 PREFERENCE = ("exact:highs", "exact:scip", "lns+mip", "exact:cadical", "exact:kissat",
               "lns+sat", "lns+dlx")

@@ -47,7 +47,7 @@ def _kernel(**options):
     """njit without numba's reference counting (these loops never allocate).
 
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
-    pruning does not remove: the move loop ran 3-5x slower (measured, docs/hybrid.md).
+    pruning does not remove: the move loop ran several times slower (docs/hybrid.md).
     """
     return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", **options)
 
@@ -204,7 +204,7 @@ def _delta(i, q, j, j2, p, geom, state):
     delta = 0
     m = 0
     # The count update is written out in both branches: as a shared inline helper the walk
-    # was 2% slower, the same walk (median of 20 paired runs, 2026-11-28).
+    # was slower, the same walk (paired runs).
     if j < 0 and j2 < 0:  # one line alone (every move of the N=6 walk): no cell is shared
         for t in range(line_start[i], line_start[i + 1]):
             u = _ix(t)
@@ -343,7 +343,8 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     p_single = params[4]
     num_lines = lab.shape[0]
     # exp(-delta / temperature) for every delta a move can have, computed here by the same
-    # call as before, so a table look-up gives the same bits: libm's exp took 8% of the N=6 walk
+    # call as before, so a table look-up gives the same bits: libm's exp took a share of the
+    # N=6 walk (docs/notes/frontier_log.md, "Profiling the N=6 kernel")
     for d in range(accept.shape[0]):
         accept[d] = math.exp(-d / temperature)
     made = 0
