@@ -227,8 +227,8 @@ def test_a_long_run_shows_a_live_line_on_a_terminal_only(tmp_path):
 
 
 def test_the_choice_table_is_the_one_the_committed_measurements_give():
-    """CHOICES is pasted from docs/auto_candidates.jsonl (docs/measure.sh candidates): a
-    re-measurement that changes the winner must change the table too."""
+    """CHOICES is pasted from docs/data/auto_candidates.jsonl (docs/scripts/measure.sh
+    candidates): a re-measurement that changes the winner must change the table too."""
     from pathlib import Path
 
     from ilp_pyramid.parsing import json_lines

@@ -106,11 +106,11 @@ def test_filters_select_records_of_a_block(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["README.md", *sorted(
-    str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")
+    str(p.relative_to(ROOT)) for p in (ROOT / "docs").rglob("*.md")
     if "<!-- bench:" in p.read_text())])
 def test_the_committed_readme_and_docs_match_their_data(cli, name):
     """Every measured table of the README and docs is rendered from a results file under
-    docs/: this fails as soon as a marked block and its data disagree, or a page's markers
+    docs/data/: this fails as soon as a marked block and its data disagree, or a page's markers
     cannot be read (a page without markers passes)."""
     result = cli("bench", "render", ROOT / name, "--check")
     assert result.code == 0, result.out + result.err

@@ -158,7 +158,7 @@ def test_solve_seconds_when_asked_and_bad_options(cli, tmp_path):
 
 
 def test_the_real_results_file_reports_through_the_cli():
-    path = ROOT / "docs" / "mip_vs_sat.jsonl"
+    path = ROOT / "docs" / "data" / "mip_vs_sat.jsonl"
     run = subprocess.run([sys.executable, "-m", "ilp_pyramid", "bench", "report", str(path),
                           "--score", "par2", "--json"], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)

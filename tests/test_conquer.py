@@ -213,10 +213,10 @@ def test_whole_family_cubes_agree_with_a_backtracking_search(tmp_path):
 
 
 def test_the_committed_whole_family_record_of_the_best_n6_state_leaves_no_cube_open(tmp_path):
-    """docs/bel_n6_conquer holds the 125-line neighbourhood of docs/bel_n6_best.json settled:
-    the same state and options must still give its lines (or a rerun would start afresh),
-    and the record must leave no cube open, with no SAT cube in it."""
-    docs = Path(__file__).resolve().parents[1] / "docs"
+    """docs/data/bel_n6_conquer holds the 125-line neighbourhood of docs/data/bel_n6_best.json
+    settled: the same state and options must still give its lines (or a rerun would start
+    afresh), and the record must leave no cube open, with no SAT cube in it."""
+    docs = Path(__file__).resolve().parents[1] / "docs" / "data"
     (tmp_path / "best.json").write_bytes((docs / "bel_n6_best.json").read_bytes())
     best = load_best(tmp_path, 6)
     hood = neighbourhood(6, best.labels, 125, "Z")

@@ -326,7 +326,8 @@ def test_hunt_near_and_learn_on_the_command_line(cli, fixtures, tmp_path):
 
 @pytest.mark.slow  # run by CI's stage 8 (.ci/run): a real descent of a few CPU seconds
 def test_fresh_descents_of_the_measuring_script_feed_the_kept_states(tmp_path):
-    run = subprocess.run([sys.executable, str(ROOT / "docs" / "frontier_measure.py"), "n6",
+    script = ROOT / "docs" / "scripts" / "frontier_measure.py"
+    run = subprocess.run([sys.executable, str(script), "n6",
                           "covers-at-1", "3", "2", "--near", str(tmp_path)],
                          capture_output=True, text=True, timeout=280, check=True)
     row = json.loads(run.stdout)

@@ -242,7 +242,7 @@ class PlainWalk:
                                                       (5, 0.8, 1.0)])
 def test_the_compiled_walk_is_the_plain_walk_move_for_move(n, temperature, p_target):
     # Pins the trajectory, not just the counts: a faster kernel must visit the same states
-    # from the same seed (docs/frontier.md, "Profiling the N=6 kernel").
+    # from the same seed (docs/notes/frontier_log.md, "Profiling the N=6 kernel").
     labels = random_labels(n, np.random.default_rng(11))
     search, plain = LocalSearch(n, labels, seed=3), PlainWalk(n, labels, seed=3)
     for _ in range(3):

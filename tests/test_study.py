@@ -1,8 +1,8 @@
 """The study (docs/study.md) and the README's MIP-vs-SAT table come from one results file,
-docs/study.jsonl, written by the bench commands of `docs/measure.sh study`: those commands
-hold every run of the file (run again with --resume, they run nothing), the file holds no
-run of another command, and every family the study names has at least two MIP and two SAT
-solvers (plus RC2 on the optimisation puzzle and DLX on the exact covers)."""
+docs/data/study.jsonl, written by the bench commands of `docs/scripts/measure.sh study`: those
+commands hold every run of the file (run again with --resume, they run nothing), the file
+holds no run of another command, and every family the study names has at least two MIP and
+two SAT solvers (plus RC2 on the optimisation puzzle and DLX on the exact covers)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from pathlib import Path
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "docs" / "study.jsonl"
+RESULTS = ROOT / "docs" / "data" / "study.jsonl"
 PUZZLES = {"bel", "insanity", "iq", "views", "sudoku-cube"}
 
 
 def study_commands() -> list[list[str]]:
     """The bench command lines of measure.sh's study stage, its `$B "${R[@]}"` expanded."""
-    text = (ROOT / "docs" / "measure.sh").read_text()
+    text = (ROOT / "docs" / "scripts" / "measure.sh").read_text()
     body = re.search(r"^study\(\) \{\n(.*?)^\}", text, re.S | re.M)[1].replace("\\\n", " ")
     shared = shlex.split(re.search(r'^local R=\((.*)\)$', body, re.M)[1])
     return [shared + shlex.split(line.split('"${R[@]}"', 1)[1])
@@ -38,7 +38,7 @@ def test_the_study_stage_holds_every_run_of_the_file(tmp_path):
     copy = tmp_path / "study.jsonl"
     shutil.copyfile(RESULTS, copy)
     for words in commands:
-        words = [str(copy) if w == "docs/study.jsonl" else w for w in words]
+        words = [str(copy) if w == "docs/data/study.jsonl" else w for w in words]
         # In this process: a bench with every run already done starts no process of its own.
         done = run_cli("bench", *words)
         assert done.code == 0, done.err

@@ -28,7 +28,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "bel"
 VALID = FIXTURES / "n3-example.txt"
 INVALID = FIXTURES / "n3-one-label-changed.txt"  # one Z label of VALID changed: 1 for 2
 # A hunt's best state of N=6 (its best.json): one cube repeated, one missing.
-NEAR = Path(__file__).resolve().parents[1] / "docs" / "bel_n6_best.json"
+NEAR = Path(__file__).resolve().parents[1] / "docs" / "data" / "bel_n6_best.json"
 STATIC = Path(page.__file__).resolve().parents[1] / "static"
 
 

@@ -19,7 +19,7 @@ from tests.ui_support import PHONE, PHONE_SCREENSHOTS_VARIABLE, phone
 from tests.ui_support import screenshot as save_screenshot
 
 ROOT = Path(__file__).resolve().parents[1]
-NEAR_SOLUTION = ROOT / "docs" / "bel_n6_best.json"  # a hunt's best state: 1 repeated cube
+NEAR_SOLUTION = ROOT / "docs" / "data" / "bel_n6_best.json"  # a hunt's best state: 1 repeated cube
 WIDTH = PHONE["viewport"]["width"]
 VIEWPORT_TAG = '<meta name="viewport" content="width=device-width, initial-scale=1">'
 ARROWS = {"\u2191": "^", "\u2192": ">", "\u2193": "v", "\u2190": "<"}

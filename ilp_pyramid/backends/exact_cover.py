@@ -542,8 +542,8 @@ def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None
 # other row of the orbit: the same solutions, each exactly once, for about 1/|subgroup| of the
 # search. Below a row that some maps keep (its stabiliser), the same is done again with those
 # maps, _ORBIT_LEVELS levels in all.
-# A third level saved the triangle 1% of its search for 0.08 s more of planning (which no
-# other core shares).
+# A third level saved the triangle a small share of its search for more planning than it
+# saved (planning no other core shares).
 _ORBIT_LEVELS = 2
 _ORBIT_SCORE_DEPTH = 2  # how deep each candidate item's orbits are split to estimate the work
 _ORBIT_CANDIDATES = 4  # candidate items (fewest orbits first) whose work is estimated
@@ -824,7 +824,7 @@ def _count_in_workers(problem: ExactCover, parts: list[tuple[tuple[int, ...], in
     import queue
 
     # The compiled kernels are loaded here once; forked workers share them (spawn would load
-    # numba and the kernels again in every worker, ~1 s each).
+    # numba and the kernels again in every worker).
     problem.count(node_limit=1)
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)

@@ -34,9 +34,8 @@ if TYPE_CHECKING:
     from ilp_pyramid.backends.base import Solver
 
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
-# process (fork, pipe, the model sent back) costs 20-45 ms, more than such a solve (Bel N=2,
-# 1,178 clauses: 5 ms in CaDiCaL 3). Larger ones keep the child, which also holds their
-# memory apart.
+# process (fork, pipe, the model sent back) costs more than such a solve (Bel N=2 has 1,178
+# clauses). Larger ones keep the child, which also holds their memory apart.
 IN_PROCESS_CLAUSES = 5_000
 
 

@@ -42,8 +42,8 @@ _SCIP_OKAY = 1
 
 # Settings this backend applies unless `extra` overrides them (`emphasis=default` for
 # SCIP's own). SCIP's CP emphasis (no LP, depth-first search, 1-UIP conflicts, restarts)
-# took a median 1.4 s of solve time at N=3 against 10 s with SCIP's defaults (5 seeds,
-# docs/mip.md, docs/mip_n3.jsonl): the LP relaxation of the Bel model decides nothing.
+# solves N=3 several times faster than SCIP's defaults (docs/mip.md, "N=3, five seeds"): the
+# LP relaxation of the Bel model decides nothing.
 DEFAULTS: dict[str, object] = {"emphasis": "cpsolver"}
 
 

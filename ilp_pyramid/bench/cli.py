@@ -124,7 +124,7 @@ def bench(
     Examples: ilp-pyramid bench --n 2..4 --solver highs,cbc,kissat --time-limit 120;
     ilp-pyramid bench --n 3 --solver highs --grid strategy=none,YStep --repeat 3;
     ilp-pyramid bench --n 1..4 --repeat 5 --command 'auto=solve {n}'
-    --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/auto.jsonl
+    --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/data/auto.jsonl
     """
     if ctx.invoked_subcommand is not None:
         return
@@ -225,8 +225,8 @@ def report(
     or with --score the PAR-2 score of each solver and the virtual best, per puzzle family.
 
     An instance is a record's grid point without its solver and repeat; its repeats count
-    by their median time. Examples: ilp-pyramid bench report docs/mip_vs_sat.jsonl;
-    ilp-pyramid bench report docs/mip_vs_sat.jsonl --score par2 --where n=3,4
+    by their median time. Examples: ilp-pyramid bench report docs/data/mip_vs_sat.jsonl;
+    ilp-pyramid bench report docs/data/mip_vs_sat.jsonl --score par2 --where n=3,4
     """
     try:
         if score is None:
@@ -284,8 +284,8 @@ def plot_command(
     solver, one panel per puzzle family (needs the `pictures` extra).
 
     Instances, solved runs and repeats count as in `bench report --score`. Examples:
-    ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind cactus -o cactus.png;
-    ilp-pyramid bench plot docs/mip_vs_sat.jsonl --kind profile -o profile.png
+    ilp-pyramid bench plot docs/data/mip_vs_sat.jsonl --kind cactus -o cactus.png;
+    ilp-pyramid bench plot docs/data/mip_vs_sat.jsonl --kind profile -o profile.png
     """
 
     try:

@@ -57,8 +57,8 @@ Warn = Callable[[str], None]
 @functools.cache
 def machine_facts() -> dict:
     return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
-            # read here, not imported at the top: the version costs importlib.metadata
-            # (about 14 ms), which every command that loads the bench would pay
+            # read here, not imported at the top: the version costs importlib.metadata,
+            # which every command that loads the bench would pay
             "python": platform.python_version(), "package_version": installed_version()}
 
 

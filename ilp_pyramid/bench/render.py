@@ -2,7 +2,7 @@
 
 A README block is delimited by two HTML comments (invisible when rendered):
 
-    <!-- bench:docs/auto.jsonl:table=summary:n=3,4:solver=highs -->
+    <!-- bench:docs/data/auto.jsonl:table=summary:n=3,4:solver=highs -->
     ...generated, never edited by hand...
     <!-- /bench -->
 

@@ -102,15 +102,13 @@ def solve(
     means --method lns.
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
-    formulation with LabelPermutationImportance (median 4.41 s against 5.84 s plain over 3
-    seeds at N=3; the full-precedence breakers were slower), SCIP the same rows with its CP
-    emphasis (no LP; solve time at most 1.0 s over 5 seeds at N=3, docs/mip.md), CBC and
-    Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts encoding with a
-    sequential-counter "one cell per cube" and no strategy. `--strategy none` turns the
-    default off. The MIP solvers are the slow way
-    here: HiGHS needs seconds at N=3, SCIP about 1 s only with its LP switched off, and no
-    MIP solver setting measured answered N=4 within 60 s, where Kissat needs about 1.2 s and
-    the hybrid search about 0.6 s (docs/mip.md, docs/mip_vs_sat.jsonl, docs/auto.jsonl).
+    formulation with LabelPermutationImportance (faster than plain at N=3; the
+    full-precedence breakers were slower), SCIP the same rows with its CP emphasis (no LP),
+    CBC and Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts
+    encoding with a sequential-counter "one cell per cube" and no strategy. `--strategy none`
+    turns the default off. The MIP solvers are the slow way here: no MIP solver setting
+    measured answered N=4 within its time limit, where Kissat and the hybrid search solve it
+    (the measurements: docs/mip.md, docs/mip_vs_sat.md, docs/auto.md).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).

@@ -26,12 +26,9 @@ EXIT_NO_SOLUTION, EXIT_TIMEOUT = 1, 3
 # The end of the live line of a run without a time limit: a MIP solver's bound and node count
 # can stand still for minutes (`bound 0  0 nodes` at N=4), which looks hung.
 NO_LIMIT = "no time limit: Ctrl-C to stop"
-# From this N on, an exact MIP run without a time limit is known to be long. Measured, whole
-# process (docs/mip.md, seeds 0-4): N=3 took 1.2-1.5 s with SCIP's defaults, 2.1-9.6 s with
-# HiGHS's, 1.8-7.0 s with Gurobi; CBC solved none of 3 runs within 30 s
-# (docs/mip_vs_sat.jsonl), nor 1 within 120 s under a load of 5-9 (docs/sat.md), and one run
-# in 103 s (load 2). N=4: no MIP solver within 60 s (docs/mip.md), HiGHS and CBC not within
-# 120 s (docs/sat.md).
+# From this N on, an exact MIP run without a time limit is known to be long: seconds at N=3
+# (CBC often not within the limits tried), no MIP solver within the limits tried at N=4 (the
+# measurements: docs/mip.md, docs/mip_vs_sat.md, docs/sat.md).
 LONG_FROM = 3
 
 
@@ -64,11 +61,9 @@ def solve_exact(n: int, solver: str | Solver, formulation: str, options: SolveOp
 def long_run_note(n: int) -> str:
     """The line on stderr before an exact MIP run at N >= LONG_FROM without a time limit."""
     if n == LONG_FROM:
-        outlook = ("may run for minutes (measured: 1-10 s with HiGHS, SCIP or Gurobi, 100 s "
-                   "or more with CBC)")
+        outlook = "may run for minutes (measured: docs/mip.md)"
     else:
-        outlook = ("may run for a long time (measured: no MIP solver answered "
-                   f"{'' if n == 4 else 'N=4 '}within 60 s)")
+        outlook = "may run for a long time (measured: docs/mip.md)"
     return (f"note: no time limit; exact MIP at N={n} {outlook}: bound it with --time-limit "
             f"SECONDS, or drop --solver for the fastest engine")
 

@@ -136,7 +136,8 @@ def _show(instance: Instance, letters: dict[int, str]) -> None:
 
 def _fast_exit() -> None:
     """Once numba's compiled code is loaded, the interpreter's final garbage collection takes
-    ~0.5-1 s at exit; nothing left needs collecting, so spare it (keeps Ctrl-C within 2 s)."""
+    a noticeable part of a second at exit; nothing left needs collecting, so spare it (keeps
+    Ctrl-C within the 2 s the CLI promises)."""
     gc.freeze()
 
 

@@ -35,10 +35,9 @@ from ilp_pyramid.puzzles.bel.lns.result import lns_result, run_search
 
 METHODS = ("exact", "lns")
 # Said on a terminal before a run whose search kernels numba must compile first (nothing else
-# shows for those seconds). Measured on the 2-core machine, `solve 5 --seed 0` with an empty
-# NUMBA_CACHE_DIR against a warm one, 3 runs each: 24-26 CPU s against 15, 17-31 s of wall
-# time against 8-10 (the compile is serial, ~10 CPU s). Later runs load the kernels from
-# numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the sources) in ~0.2 s.
+# shows for those seconds; the compile's cost is in docs/auto.md, "Whole-process time").
+# Later runs load the kernels from numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the
+# sources).
 COMPILING = "compiling the search kernels (first run only, ~10 s)..."
 
 

@@ -2,11 +2,11 @@
 
 Where --method auto runs an exact SAT engine (the small sizes), parsing a command line
 through Typer (with its Pydantic adapters) and loading Rich cost more than the whole solve at
-N <= 3, and `solve 1` is measured against a reference tool that starts in 0.08 s. Any other
-command line, and any N the table gives another engine, goes the usual way (the one option
-vocabulary stays Typer's; this path accepts only what it can answer exactly as the usual path
-would: same output, same exit codes, the same verified solution, printed by the same code,
-commands/bel_exact.py).
+N <= 3, and `solve 1` is measured against a reference tool that starts fast (docs/bel.md,
+"Measured: against the reference tool"). Any other command line, and any N the table gives
+another engine, goes the usual way (the one option vocabulary stays Typer's; this path
+accepts only what it can answer exactly as the usual path would: same output, same exit
+codes, the same verified solution, printed by the same code, commands/bel_exact.py).
 """
 
 from __future__ import annotations

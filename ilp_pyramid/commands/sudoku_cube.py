@@ -71,8 +71,7 @@ FileArg = typer.Argument(..., help="Sticker state: one line per face, e.g. "
                                    "'F: 3^ 9> 4^ 6v 1< 5^ 5^ 7> 9^' (^ > v <: where the "
                                    "digit's top points).")
 SOLVER_HELP = (f"MIP or SAT solver: {_form_solvers()} (a SAT solver takes the grid as CNF; "
-               "kissat and cadical the fastest measured, under 0.1 s per generated cube, "
-               "highs 0.4 s, CBC 5 s; docs/sudoku_cube.md).")
+               "kissat and cadical the fastest measured: docs/sudoku_cube.md).")
 SolverOpt = like(Solver, default="highs", help=SOLVER_HELP)
 ParityOpt = typer.Option(DEFAULT_PARITY, "--parity",
                          help="How the model keeps the permutation parities equal: inversions "

@@ -1,8 +1,8 @@
 """`solve N --method auto` (the default): run the engine measured fastest for N.
 
-The choice table is data: CHOICES below, derived from docs/auto_candidates.jsonl, which
+The choice table is data: CHOICES below, derived from docs/data/auto_candidates.jsonl, which
 `ilp-pyramid bench` writes (each candidate engine a labelled `solve` template, each run a
-real process: whole-process wall and CPU seconds; docs/measure.sh). Re-measure on an idle
+real process: whole-process wall and CPU seconds; docs/scripts/measure.sh). Re-measure on an idle
 machine, then `python -m ilp_pyramid.puzzles.bel.auto` prints the table to paste here.
 Past the table (N >= 6, open) the hybrid search runs until --time-limit or Ctrl-C.
 
@@ -30,18 +30,16 @@ from ilp_pyramid.formats.fileio import read_text
 from ilp_pyramid.parsing import json_lines
 
 # N -> engine, as `python -m ilp_pyramid.puzzles.bel.auto` derives it from
-# docs/auto_candidates.jsonl (median whole-process wall seconds; docs/auto.md): CaDiCaL on the
-# whole model while it is small (N <= 3: 0.18-0.22 s; Kissat 0.19-0.25 s, Glucose under YStep
-# 0.19-0.21 s, a tie that goes to the engine without a hypothesis, HiGHS 0.30-2.9 s). N = 4:
-# Glucose under the YStep hypothesis (0.34 s; CaDiCaL under it 0.40 s, the hybrid searches
-# 0.64-0.72 s, Kissat on the whole model 1.33 s). N = 5: the hybrid search with SAT repairs
-# (5.6 s, two searches racing; Dancing Links and HiGHS repairs did not solve every repeat
-# within the 60 s limit).
+# docs/data/auto_candidates.jsonl (median whole-process wall seconds; the table and its reading
+# are in docs/auto.md): CaDiCaL on the whole model while it is small (N <= 3; Glucose under
+# YStep ties there and the tie goes to the engine without a hypothesis). N = 4: Glucose under
+# the YStep hypothesis. N = 5: the hybrid search with SAT repairs, two searches racing
+# (Dancing Links and HiGHS repairs did not solve every repeat within the time limit).
 CHOICES: dict[int, str] = {1: "exact:cadical", 2: "exact:cadical", 3: "exact:cadical",
                            4: "exact:glucose4:YStep+CakeSliceOrdering", 5: "lns+sat"}
 # N -> the hybrid search that takes over when CHOICES[N] rests on a hypothesis and its model
-# has no solution (derived from the same records, for those N only). N = 4: SAT repairs
-# (0.68 s) tie with Dancing Links repairs (0.64 s) and come first in PREFERENCE.
+# has no solution (derived from the same records, for those N only). N = 4: SAT repairs tie
+# with Dancing Links repairs and come first in PREFERENCE (docs/auto.md).
 FALLBACKS: dict[int, str] = {4: "lns+sat"}
 BEYOND = "lns+sat"  # N past the table: open cases, the hybrid search until stopped
 
@@ -51,20 +49,20 @@ RACE_FROM = 5
 
 # The MIP engines stay candidates, so that any gain on the MIP side (docs/mip.md) is picked up
 # when the table is re-derived; exact:scip needs the extra scip (without it its runs fail and
-# it is not chosen). New candidates go last: docs/measure.sh picks templates by position.
+# it is not chosen). New candidates go last: docs/scripts/measure.sh picks templates by position.
 CANDIDATES = ("exact:highs", "exact:kissat", "exact:cadical", "lns+sat", "lns+mip", "lns+dlx",
               "exact:scip", "exact:glucose4:YStep+CakeSliceOrdering",
               "exact:cadical:YStep+CakeSliceOrdering")
 # Engines whose medians differ by less than TIE are equally fast (the spread between repeats
 # is larger); the one earlier here is chosen: the MIP solver where it is competitive; CaDiCaL
 # before Kissat, as on the small models, where the whole process ties, CaDiCaL's own solve is
-# shorter (in process, best of 5: N=2 5 ms against 35 ms, N=3 61 ms against 91 ms), and that
-# is what `solve 1`/`solve 2` wait on beside Python's start-up.
+# shorter (docs/auto.md, "Reading it"), and that is what `solve 1`/`solve 2` wait on beside
+# Python's start-up.
 # Engines with a hypothesis come after every engine without one (not listed: last).
 PREFERENCE = ("exact:highs", "exact:scip", "lns+mip", "exact:cadical", "exact:kissat",
               "lns+sat", "lns+dlx")
 TIE = 0.10
-CANDIDATES_FILE = Path("docs") / "auto_candidates.jsonl"
+CANDIDATES_FILE = Path("docs") / "data" / "auto_candidates.jsonl"
 
 
 @dataclass(frozen=True)
@@ -139,7 +137,7 @@ def hands_over(engine: Engine | None, result: Any) -> bool:
 # -- re-deriving the table ------------------------------------------------------------------
 # The candidates are timed by `ilp-pyramid bench` (the one benchmark runner), one labelled
 # template per engine, into CANDIDATES_FILE; `python -m ilp_pyramid.puzzles.bel.auto
-# CANDIDATES_FILE` prints the table to paste above. docs/measure.sh holds the exact command.
+# CANDIDATES_FILE` prints the table to paste above. docs/scripts/measure.sh holds the exact command.
 
 
 def candidate_templates() -> list[str]:
@@ -197,7 +195,7 @@ def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m ilp_pyramid.puzzles.bel.auto",
         description="Print the auto choice table derived from a bench results file of the "
-                    "candidate engines (docs/measure.sh writes it).")
+                    "candidate engines (docs/scripts/measure.sh writes it).")
     parser.add_argument("results", type=Path, nargs="?", default=CANDIDATES_FILE)
     parser.add_argument("--key", choices=["cpu", "wall"], default="wall",
                         help="rank by whole-process wall (idle machine) or CPU seconds")

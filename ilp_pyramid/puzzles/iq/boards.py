@@ -25,9 +25,9 @@ from ilp_pyramid.formats.fileio import read_text
 
 MAX_PYRAMID = 12  # 650 balls: far past any piece set, still quick to build
 # The most cells a board may have: 36 times the real boards (55 cells), above the largest
-# pyramid (650 balls) and a 44 x 44 square, whose placements take ~2 s to lay out. Refused
-# before any placement is enumerated, which grows with the cells (a 100 KB one-row board
-# would take over a minute).
+# pyramid (650 balls) and a 44 x 44 square, whose placements are still quick to lay out.
+# Refused before any placement is enumerated, which grows with the cells (a 100 KB one-row
+# board would take minutes).
 MAX_BOARD_CELLS = 2000
 _PYRAMID = re.compile(r"^pyramid([0-9]{1,18})$")  # int() of 5000 digits raises
 

@@ -197,8 +197,8 @@ async def board(request: Request) -> Response:
 
 async def check(request: Request) -> Response:
     data = await web.body_json(request)
-    # Every placement of every piece is laid out anew (~0.1 s on pyramid5): off the event
-    # loop, which streams the runs' progress meanwhile.
+    # Every placement of every piece is laid out anew: off the event loop, which streams the
+    # runs' progress meanwhile.
     return JSONResponse(await run_in_threadpool(_check, data))
 
 

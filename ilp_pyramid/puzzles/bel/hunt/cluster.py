@@ -1,9 +1,9 @@
 """The hunt's local Dask cluster under pressure: limits checked first, its output kept apart.
 
 - `local_jobs(jobs)` / `check_limits(jobs)`: a local cluster needs file descriptors and
-  processes; with too few, Dask retries forever and floods stderr with tracebacks (300 MB
-  in 40 s at `ulimit -n 20`). The need is checked before anything starts, and refused with
-  one line (exit 2).
+  processes; with too few, Dask retries forever and floods stderr with tracebacks (hundreds
+  of MB within a minute at `ulimit -n 20`). The need is checked before anything starts, and
+  refused with one line (exit 2).
 - `ClusterOutput`: while the cluster lives, descriptor 2 (inherited by every worker process,
   and used by Dask's loggers) goes through a pipe into STATE_DIR/dask.log, capped in size
   and with repeated lines left out; the package's own messages still reach the terminal.

@@ -7,7 +7,7 @@ reports its most common label among the kept states and the share of states that
 
 Two alignments. "canonical": the forms as kept. Each class's form is one image picked on its
 own, so two states one line apart may get images and label names far apart (the first
-appearance of a label moves): three such states of docs/bel_n6_best.json agree on 72 of 193
+appearance of a label moves): three such states of docs/data/bel_n6_best.json agree on 72 of 193
 lines so. "reference" (the default): every state is moved onto the first kept state of the
 lowest count by the image under G and the renaming of labels that make the most lines agree
 (a maximum-weight assignment of labels per image, images tried by an upper bound until none

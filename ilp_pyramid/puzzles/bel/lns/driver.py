@@ -42,13 +42,13 @@ class Settings:
     p_triple: float = 0.2  # share of one-for-two swaps (moves lengths between labels)
     p_scan: float = 0.0  # share of swaps that try every partner and take the best
     # share of moves that re-label one line alone, the counting condition free to break
-    # (None: by N); at N=6 a descent went from 11 to 3-5 repeated cubes in 30 M moves
+    # (None: by N); at N=6 they took a descent far lower (docs/hybrid.md, "Single-line moves")
     p_single: float | None = None
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
-    # one repair may take this long at most (5 s was measured together with the N=5 level 3,
-    # not apart from it: with repairs at 3, most covers are impossible and a long wait for one
+    # one repair may take this long at most (measured together with the N=5 level 3, not
+    # apart from it: with repairs at 3, most covers are impossible and a long wait for one
     # costs more than the next descent)
     repair_time_limit: float = 5.0
     # also the (small) X and Y repairs below the repair level (None: by N)
@@ -64,19 +64,19 @@ class Settings:
     region_time_limit: float = 2.0  # one region repair; the region grows while answers come
     region_at: int | None = None  # region repairs at this many repeated cubes (None: by N)
     # at most this share of the run's wall time goes to region repairs (with the CNF's
-    # build): unbounded, they starved the N=6 descent to 0.13 M moves in 73 CPU s
+    # build): unbounded, they starved the N=6 descent of its moves (docs/hybrid.md)
     region_share: float = 0.2
     # at most this share of the run's wall time goes to whole-family repairs (None: by N);
     # past it the search runs whole chunks without stopping at low states. With single-line
-    # moves an N=5 descent sat at 1-3 repeated cubes and spent 240 s on 30,000 repairs
+    # moves an N=5 descent sat at 1-3 repeated cubes and spent its time on repairs
     repair_share: float | None = None
     # "fixed": one walk at `temperature`; "tempering": replicas on `ladder` exchanging
     # temperatures (lns/tempering.py), `segment` moves each between two exchange sweeps
     schedule: str = "fixed"
     # after an impossible Z repair, this many neighbours of the state (one X/Y line through a
     # repeated cube exchanged with an X/Y line of its length) get a Z repair each (None: by
-    # N). The Z cover depends on the X and Y labels alone: a neighbour costs one cover
-    # (~25 ms at N=5) where the walk's next new state costs 0.5-1 s of moves
+    # N). The Z cover depends on the X and Y labels alone: a neighbour costs one cover, far
+    # less than the moves the walk spends on its next new state (docs/hybrid.md)
     z_kicks: int | None = None
     ladder: tuple[float, ...] = (0.25, 0.3, 0.37, 0.45)
     segment: int = 25_000
@@ -84,7 +84,7 @@ class Settings:
     def region_level(self, n: int) -> int:
         if self.region_at is not None:
             return self.region_at
-        # N=6 descents rarely get below 4-6 (docs/hybrid.md): region repairs start higher there
+        # N=6 descents rarely got low (docs/hybrid.md): region repairs start higher there
         return max(self.repair_level(n), 6 if n >= 6 else 0)
 
     def single_share(self, n: int) -> float:
@@ -100,7 +100,7 @@ class Settings:
     def repair_level(self, n: int) -> int:
         if self.repair_at is not None:
             return self.repair_at
-        # N=5 at 3 (not 2): 2.2x less CPU to a solution, measured over seeds (docs/hybrid.md).
+        # N=5 at 3 (not 2): less CPU to a solution, measured over seeds (docs/hybrid.md).
         # N>=6 at 1: no cover ever completed a 2- or 3-state there, and stopping the walk for
         # them cost the descents that got that low moves (side by side, docs/frontier.md)
         return {1: 0, 2: 0, 3: 1, 4: 3, 5: 3}.get(n, 1)
@@ -109,32 +109,31 @@ class Settings:
         if self.restart_moves is not None:
             return self.restart_moves
         if n >= 6:
-            # single-line moves (the N>=6 default) find a descent's floor within ~20 M moves;
-            # kicked restarts from the best every 20 M reached 3 repeated cubes sooner than
-            # every 60 M or 250 M (N=6, 120 s runs, docs/hybrid.md)
+            # single-line moves (the N>=6 default) find a descent's floor within about this
+            # many moves; kicked restarts from the best this often reached 3 repeated cubes
+            # sooner than rarer ones (N=6, docs/hybrid.md)
             return 20_000_000
         return 2_000_000 * 5 ** max(0, n - 3)  # N=4: 10 M, N=5: 50 M
 
     def xy(self, n: int) -> bool:
         if self.xy_repairs is not None:
             return self.xy_repairs
-        # N=5, seeds 1-20, 60 CPU s each (docs/hybrid.md): no X or Y cover ever completed a
-        # state, and without them the sum fell from 206 to 180 CPU s and the slowest seed
-        # from 32.9 to 23.2 (a seed that stood at 1-2 repeated cubes for 1,382 of them)
+        # N=5, over seeds (docs/hybrid.md): no X or Y cover ever completed a state, and
+        # without them the seeds took less CPU in all and the slowest seed less
         return n != 5
 
     def kicks(self, n: int) -> int:
         if self.z_kicks is not None:
             return self.z_kicks
-        # N=5, seeds 1-10, 60 CPU s each (docs/hybrid.md): 4 kicks solved 10 (median 11.9
-        # CPU s), none 8 (13.7), 10 kicks 9 (12.2); not measured at other N
+        # N=5, over seeds (docs/hybrid.md): 4 kicks solved more seeds, sooner, than none or
+        # 10; not measured at other N
         return 4 if n == 5 else 0
 
     def covers_before_restart(self, n: int) -> float:
         if self.restart_covers is not None:
             return self.restart_covers
-        # N=5, seeds 1-10, 60 CPU s each (docs/hybrid.md): after 15, median 10.7 and max 33.2
-        # CPU s against 11.9 and 59.5 never; after 4, 8 or 30 no better than never
+        # N=5, over seeds (docs/hybrid.md): a restart after 15 impossible covers beat never
+        # restarting; after 4, 8 or 30 no better than never
         return 15 if n == 5 else float("inf")
 
     def kick(self, n: int) -> int:

@@ -30,8 +30,8 @@ from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 REPAIRS = ("sat", "mip", "dlx", "scip")
 # The solver of each repair: "mip" is HiGHS; "scip" the same model through SCIP (extra scip).
 # "sat" is MiniSat in this process (`_solve_sat`): it proves a typical impossible N=5 Z cover
-# in ~25 ms, where Kissat took ~60 ms in process and ~90 ms through a child (40 covers of one
-# walk, docs/hybrid.md), and an N=5 search tries hundreds of them.
+# faster than Kissat in process or through a child (docs/hybrid.md), and an N=5 search tries
+# hundreds of them.
 REPAIR_SOLVERS = {"sat": "minisat22", "mip": "highs", "dlx": "dlx", "scip": "scip"}
 SOLVED, INFEASIBLE, TIMEOUT, ERROR = Status.SOLVED, Status.INFEASIBLE, Status.TIMEOUT, Status.ERROR
 

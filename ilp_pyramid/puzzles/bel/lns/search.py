@@ -22,11 +22,12 @@ probability exp(-delta / temperature) (simulated annealing at a fixed temperatur
 
 A move is weighed before it is made (`_delta`): at N=5 about 97% of the moves weighed are
 refused, and making and unmaking each of them rewrote the counts of its cells twice. Weighing
-first (and drawing partners from the pools instead of by rejection) took the N=5 walk from
-2.9 to 7.7 M moves a CPU second (docs/hybrid.md, "Weighing a move before making it").
-Profiled at N=6 (docs/frontier.md, "Profiling the N=6 kernel"), the weighing changes the counts
-in place and puts them back, indices are unsigned where they are known to be >= 0, and the
-acceptance chances are a table: the same walk, about twice the moves a CPU second.
+first (and drawing partners from the pools instead of by rejection) gave the N=5 walk
+several times the moves a CPU second (measured in docs/hybrid.md, "Weighing a move before
+making it"). Profiled at N=6 (docs/notes/frontier_log.md, "Profiling the N=6 kernel"), the
+weighing changes the counts in place and puts them back, indices are unsigned where they are
+known to be >= 0, and the acceptance chances are a table: the same walk, more moves a CPU
+second.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _kernel(**options):
     """njit without numba's reference counting (these loops never allocate).
 
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
-    pruning does not remove: the move loop ran 3-5x slower (measured, docs/hybrid.md).
+    pruning does not remove: the move loop ran several times slower (docs/hybrid.md).
     """
     return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", **options)
 
@@ -185,7 +186,7 @@ def _moved_label(line, i, q, j, j2, p, lab):
 
 # Inlined by force: as a call, every array of the two tuples goes on the stack field by field
 # (some 130 words a call), which took a quarter of the N=6 walk's time when LLVM, on a larger
-# body, stopped inlining it by itself (docs/frontier.md, "Profiling the N=6 kernel").
+# body, stopped inlining it by itself (docs/notes/frontier_log.md, "Profiling the N=6 kernel").
 @_kernel(inline="always")
 def _delta(i, q, j, j2, p, geom, state):
     """How many more repeated cubes the move (i -> q, j and j2 -> p; j, j2 = -1 for none)
@@ -203,7 +204,7 @@ def _delta(i, q, j, j2, p, geom, state):
     delta = 0
     m = 0
     # The count update is written out in both branches: as a shared inline helper the walk
-    # was 2% slower, the same walk (median of 20 paired runs, 2026-11-28).
+    # was slower, the same walk (paired runs).
     if j < 0 and j2 < 0:  # one line alone (every move of the N=6 walk): no cell is shared
         for t in range(line_start[i], line_start[i + 1]):
             u = _ix(t)
@@ -342,7 +343,8 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     p_single = params[4]
     num_lines = lab.shape[0]
     # exp(-delta / temperature) for every delta a move can have, computed here by the same
-    # call as before, so a table look-up gives the same bits: libm's exp took 8% of the N=6 walk
+    # call as before, so a table look-up gives the same bits: libm's exp took a share of the
+    # N=6 walk (docs/notes/frontier_log.md, "Profiling the N=6 kernel")
     for d in range(accept.shape[0]):
         accept[d] = math.exp(-d / temperature)
     made = 0

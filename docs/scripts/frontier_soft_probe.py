@@ -1,10 +1,11 @@
 """Can a region around a kept state's repeated cubes go lower? RC2 proves each region's fewest.
 
     git show 92860f6:ilp_pyramid/puzzles/bel/lns/soft.py > ilp_pyramid/puzzles/bel/lns/soft.py
-    python docs/frontier_soft_probe.py NEAR_FILE EXTRA[,EXTRA...] DRAWS SECONDS [COUNT]
+    python docs/scripts/frontier_soft_probe.py NEAR_FILE EXTRA[,EXTRA...] DRAWS SECONDS [COUNT]
 
 The soft repair (`lns/soft.py`, deleted from the package after it lowered no count as a move
-of the walk; docs/frontier.md, "A soft repair by MaxSAT") is restored from the history first.
+of the walk; docs/notes/frontier_log.md, "A soft repair by MaxSAT") is restored from the
+history first.
 For every state with COUNT (default 2) repeated cubes in NEAR_FILE (a hunt's near.jsonl.gz),
 for each EXTRA and draw: the region of the lines through its repeated cubes plus EXTRA
 crossing lines (`region.region_lines`, seeded by state, size and draw), every other line

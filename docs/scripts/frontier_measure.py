@@ -1,7 +1,7 @@
 """The comparisons behind docs/frontier.md: one JSON line per run on stdout.
 
-    python docs/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR] [--near DIR]
-    python docs/frontier_measure.py n5 METHOD SEED CPU_SECONDS
+    python docs/scripts/frontier_measure.py n6 METHOD SEED CPU_SECONDS [STATE_DIR] [--near DIR]
+    python docs/scripts/frontier_measure.py n5 METHOD SEED CPU_SECONDS
 
 --near DIR: the run's best state also goes to DIR/near.jsonl.gz, the near-solutions a hunt
 keeps (hunt/near.py: kept if its count is among the two lowest there; several runs may feed

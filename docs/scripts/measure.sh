@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# Every measured figure of the docs pages, re-measured: results files under docs/ written by
-# `ilp-pyramid bench` (each record carries its command line, the core count and the load
-# average before and after), then the pages' marked blocks rendered from them.
+# Every measured figure of the docs pages, re-measured: results files under docs/data/
+# written by `ilp-pyramid bench` (each record carries its command line, the core count and the
+# load average before and after), then the pages' marked blocks rendered from them.
 # Run on an otherwise idle machine (check `uptime` first). About 30 minutes on 2 cores.
 # Needs the extras cpsat, scip and gurobi (pip install -e ".[cpsat,scip,gurobi]") for the
 # CP-SAT, SCIP and Gurobi columns.
-#   bash docs/measure.sh candidates   # 1: time every engine per N; paste the printed CHOICES
-#                                     #    into ilp_pyramid/puzzles/bel/auto.py (a test checks)
-#   REF=/path/to/bel_pyramid IQ_CPP=/path/to/IQPyramidSolver bash docs/measure.sh figures
-#                                     # 2-6, then render the pages (the anchors are built
-#                                     # outside the repository: docs/bench.md)
-#   REF=/path/to/bel_pyramid bash docs/measure.sh cnf       # 7 (about 45 minutes)
-#   bash docs/measure.sh mip3; bash docs/measure.sh mip4     # 8: docs/mip.md
-#   bash docs/measure.sh orbitope                            # 9: docs/mip.md (about 40 min)
-#   bash docs/measure.sh study        # 10: docs/study.md, all five puzzles (about 30 minutes)
+#   bash docs/scripts/measure.sh candidates  # 1: time every engine per N; paste the printed
+#                                            #    CHOICES into ilp_pyramid/puzzles/bel/auto.py
+#                                            #    (a test checks)
+#   REF=/path/to/bel_pyramid IQ_CPP=/path/to/IQPyramidSolver bash docs/scripts/measure.sh figures
+#                                            # 2-6, then render the pages (the anchors are
+#                                            # built outside the repository: docs/bench.md)
+#   REF=/path/to/bel_pyramid bash docs/scripts/measure.sh cnf   # 7 (about 45 minutes)
+#   bash docs/scripts/measure.sh mip3; bash docs/scripts/measure.sh mip4   # 8: docs/mip.md
+#   bash docs/scripts/measure.sh orbitope    # 9: docs/mip.md (about 40 min)
+#   bash docs/scripts/measure.sh study       # 10: docs/study.md, all five puzzles (about 30 min)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).
 unset PYTHONDONTWRITEBYTECODE
 B="python -m ilp_pyramid bench"
@@ -35,79 +36,79 @@ stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|orbitope|study}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
-fresh docs/auto_candidates.jsonl
+fresh docs/data/auto_candidates.jsonl
 mapfile -t candidates < <(python -m ilp_pyramid.puzzles.bel.auto --templates)
 args=()
 for template in "${candidates[@]}"; do args+=(--command "$template"); done
-$B --resume --n 1..3 --repeat 3 --time-limit 60 "${args[@]}" --results docs/auto_candidates.jsonl
+$B --resume --n 1..3 --repeat 3 --time-limit 60 "${args[@]}" --results docs/data/auto_candidates.jsonl
 # N=4: Kissat, the hybrids and the engines with the YStep hypothesis (HiGHS on the whole
 # model does not answer in the limit); N=5: the hybrids only (Kissat on the plain CNF takes
 # minutes, and with YStep from 30 s to many minutes, docs/sat.md).
 $B --resume --n 4 --repeat 3 --time-limit 60 --command "${candidates[1]}" \
    --command "${candidates[3]}" --command "${candidates[4]}" --command "${candidates[5]}" \
    --command "${candidates[7]}" --command "${candidates[8]}" \
-   --results docs/auto_candidates.jsonl
+   --results docs/data/auto_candidates.jsonl
 $B --resume --n 5 --repeat 3 --time-limit 60 \
    --command "${candidates[3]}" --command "${candidates[5]}" \
-   --results docs/auto_candidates.jsonl
+   --results docs/data/auto_candidates.jsonl
 # HiGHS repairs at N=5: one seed (they did not finish in the limit on the first try).
 $B --resume --n 5 --repeat 1 --time-limit 60 --command "${candidates[4]}" \
-   --results docs/auto_candidates.jsonl
-python -m ilp_pyramid.puzzles.bel.auto docs/auto_candidates.jsonl
+   --results docs/data/auto_candidates.jsonl
+python -m ilp_pyramid.puzzles.bel.auto docs/data/auto_candidates.jsonl
 }
 
 figures() {
 # 2. `solve N` with no options against the reference tool, interleaved run by run.
-fresh docs/auto.jsonl
+fresh docs/data/auto.jsonl
 ref=()
 if [ -n "${REF:-}" ]; then ref=(--external "ref=$REF {n}" --solved-if 'ref=^Solution:'); fi
 $B --resume --n 1..4 --repeat 5 --warmup 1 --time-limit 600 --command 'auto=solve {n}' \
-   "${ref[@]}" --results docs/auto.jsonl
+   "${ref[@]}" --results docs/data/auto.jsonl
 # N=5: one search per core racing (the default there), seeds 1-20.
 $B --resume --n 5 --repeat 20 --time-limit 600 --command 'auto=solve {n} --seed {repeat}' \
-   --results docs/auto.jsonl
+   --results docs/data/auto.jsonl
 
 # 2b. Start-up: what a user waits on for a moment (solve 1, solve 2, --help, --version)
 #     against the reference tool's `bel_pyramid 1` and `bel_pyramid 2`, interleaved run by run.
-fresh docs/startup.jsonl
+fresh docs/data/startup.jsonl
 ref1=()
 if [ -n "${REF:-}" ]; then
   ref1=(--external "ref-1=$REF 1" --solved-if 'ref-1=^Solution:'
         --external "ref-2=$REF 2" --solved-if 'ref-2=^Solution:')
 fi
-$B --resume --repeat 9 --warmup 1 --time-limit 60 --results docs/startup.jsonl \
+$B --resume --repeat 9 --warmup 1 --time-limit 60 --results docs/data/startup.jsonl \
    --command 'solve-1=solve 1' --command 'solve-2=solve 2' --command 'help=--help' \
    --command 'version=--version' "${ref1[@]}"
 
 # 3. MIP against SAT on the whole model, every solver with its defaults and no strategy.
-fresh docs/mip_vs_sat.jsonl
+fresh docs/data/mip_vs_sat.jsonl
 #    Gurobi's free licence takes N <= 3: its N=4 runs end in exit 2 naming the licence.
 $B --resume --n 2..4 --solver highs,cbc,scip,gurobi,kissat,cadical,cpsat --repeat 3 \
-   --grid strategy=none --time-limit 30 --results docs/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
+   --grid strategy=none --time-limit 30 --results docs/data/mip_vs_sat.jsonl --plot docs/mip_vs_sat.png
 
 # 4. Symmetry breaking for HiGHS at N=3 (the lex rows fixed; seeds 0-2).
-fresh docs/highs_strategies_n3.jsonl
-$B --resume --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/highs_strategies_n3.jsonl \
+fresh docs/data/highs_strategies_n3.jsonl
+$B --resume --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/data/highs_strategies_n3.jsonl \
    --grid "strategy=none,LabelPermutationImportance,TopCubeOrdering+LabelPermutationImportance,LabelPermutation+Automorphism,CakeSliceOrdering,AntiMirror"
 
 # 5. IQ counts on two cores against the C++ IQPyramidSolver (Dancing Links + TBB, both cores),
 #    interleaved run by run: the triangle counted (the C++ prints every filling to its stdout),
 #    the rectangle listed into a file by both.
-fresh docs/iq_count.jsonl
+fresh docs/data/iq_count.jsonl
 cpp=()
 if [ -n "${IQ_CPP:-}" ]; then
   cpp=(--external "cpp-triangle=$IQ_CPP -t t" --external "cpp-rectangle=$IQ_CPP -t r -o /tmp/iq_cpp_rectangle.txt")
 fi
-$B --resume --repeat 5 --warmup 1 --time-limit 600 --results docs/iq_count.jsonl \
+$B --resume --repeat 5 --warmup 1 --time-limit 600 --results docs/data/iq_count.jsonl \
    --command 'triangle-jobs2=iq count triangle --jobs 2' \
    --command 'rectangle-jobs2=iq count rectangle --jobs 2 --output /tmp/iq_rectangle.txt' \
    "${cpp[@]}"
 
 # 6. The views battery (one million cases) and generated Sudoku Cubes (one process each).
-fresh docs/other_puzzles.jsonl
-$B --resume --repeat 3 --time-limit 600 --results docs/other_puzzles.jsonl \
+fresh docs/data/other_puzzles.jsonl
+$B --resume --repeat 3 --time-limit 600 --results docs/data/other_puzzles.jsonl \
    --command 'views-battery=views battery --json'
-$B --resume --repeat 20 --time-limit 600 --results docs/other_puzzles.jsonl \
+$B --resume --repeat 20 --time-limit 600 --results docs/data/other_puzzles.jsonl \
    --command 'sudoku-cube=sudoku-cube bench-one --seed {seed}'
 
 render_pages
@@ -129,8 +130,8 @@ if [ ! -s "$dir/ref_n5_ctd_ystep.cnf" ]; then
     --finite-domain enum --cnf "$dir/ref.tmp.cnf" --skip-solver > /dev/null
   mv "$dir/ref.tmp.cnf" "$dir/ref_n5_ctd_ystep.cnf"
 fi
-fresh docs/cnf_vs_reference.jsonl
-$B --resume --repeat 3 --time-limit 3600 --results docs/cnf_vs_reference.jsonl \
+fresh docs/data/cnf_vs_reference.jsonl
+$B --resume --repeat 3 --time-limit 3600 --results docs/data/cnf_vs_reference.jsonl \
    --command "ours=solve-cnf $dir/ours_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json" \
    --command "reference=solve-cnf $dir/ref_n5_ctd_ystep.cnf --solver kissat --seed {repeat} --json"
 render_pages
@@ -144,8 +145,8 @@ render_pages
 #    meant when measured, before the backend's defaults became cpsolver + precedence rows.
 S='solve {n} --json --time-limit {time_limit} --seed {seed}'
 mip3() {
-fresh docs/mip_n3.jsonl
-$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+fresh docs/data/mip_n3.jsonl
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/data/mip_n3.jsonl \
    --command "kissat=$S --solver kissat" \
    --command "highs=$S --solver highs" \
    --command "highs-plain=$S --solver highs --strategy none" \
@@ -163,7 +164,7 @@ $B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
    --command "gurobi=$S --solver gurobi" \
    --command "gurobi-sym2=$S --solver gurobi --solver-option Symmetry=2"
 # Second batch (after the first's results), with its own anchors.
-$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/data/mip_n3.jsonl \
    --command "kissat-2=$S --solver kissat" \
    --command "highs-2=$S --solver highs" \
    --command "scip-sym1=$S --solver scip --solver-option emphasis=default --solver-option misc/usesymmetry=1 --strategy none" \
@@ -173,7 +174,7 @@ $B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
    --command "scip-feas-lpi=$S --solver scip --solver-option emphasis=feasibility --strategy LabelPermutationImportance" \
    --command "gurobi-focus1=$S --solver gurobi --solver-option MIPFocus=1"
 # Third batch: SCIP's CP emphasis (the second batch's winner) with value precedence rows.
-$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
+$B --resume --n 3 --repeat 5 --time-limit 60 --results docs/data/mip_n3.jsonl \
    --command "kissat-3=$S --solver kissat" \
    --command "highs-3=$S --solver highs" \
    --command "scip-cp-3=$S --solver scip --solver-option emphasis=cpsolver --strategy none" \
@@ -182,8 +183,8 @@ $B --resume --n 3 --repeat 5 --time-limit 60 --results docs/mip_n3.jsonl \
 }
 
 mip4() {
-fresh docs/mip_n4.jsonl docs/mip_n5_repairs.jsonl
-$B --resume --n 4 --repeat 3 --time-limit 60 --results docs/mip_n4.jsonl \
+fresh docs/data/mip_n4.jsonl docs/data/mip_n5_repairs.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 60 --results docs/data/mip_n4.jsonl \
    --command "kissat=$S --solver kissat" \
    --command "highs=$S --solver highs" \
    --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
@@ -191,9 +192,9 @@ $B --resume --n 4 --repeat 3 --time-limit 60 --results docs/mip_n4.jsonl \
 # MIP repairs in the hybrid search at N=5: SCIP against Kissat (3 seeds) and HiGHS (1 seed:
 # it did not finish N=5 in 60 s before).
 L='solve {n} --json --time-limit {time_limit} --seed {seed} --method lns'
-$B --resume --n 5 --repeat 3 --time-limit 60 --results docs/mip_n5_repairs.jsonl \
+$B --resume --n 5 --repeat 3 --time-limit 60 --results docs/data/mip_n5_repairs.jsonl \
    --command "lns+sat=$L --repair sat" --command "lns+scip=$L --repair scip"
-$B --resume --n 5 --repeat 1 --time-limit 60 --results docs/mip_n5_repairs.jsonl \
+$B --resume --n 5 --repeat 1 --time-limit 60 --results docs/data/mip_n5_repairs.jsonl \
    --command "lns+mip=$L --repair mip"
 # What the solvers' own symmetry detection finds (the log lines quoted in docs/mip.md).
 python -m ilp_pyramid solve 4 --solver highs --strategy none --time-limit 30 --verbose 2>&1 \
@@ -207,11 +208,11 @@ orbitope() {
 # The label symmetry declared to SCIP as a partitioning orbitope (--strategy LabelOrbitope),
 # with SCIP's own settings and with its CP emphasis. N=4 first (up to 30 minutes), then N=3
 # beside SCIP's defaults and today's `solve --solver scip`.
-fresh docs/mip_orbitope.jsonl
-$B --resume --n 4 --repeat 3 --time-limit 300 --results docs/mip_orbitope.jsonl \
+fresh docs/data/mip_orbitope.jsonl
+$B --resume --n 4 --repeat 3 --time-limit 300 --results docs/data/mip_orbitope.jsonl \
    --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
    --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope"
-$B --resume --n 3 --repeat 5 --time-limit 300 --results docs/mip_orbitope.jsonl \
+$B --resume --n 3 --repeat 5 --time-limit 300 --results docs/data/mip_orbitope.jsonl \
    --command "scip=$S --solver scip --solver-option emphasis=default --strategy none" \
    --command "scip-orbitope=$S --solver scip --solver-option emphasis=default --strategy LabelOrbitope" \
    --command "scip-cp-orbitope=$S --solver scip --solver-option emphasis=cpsolver --strategy LabelOrbitope" \
@@ -228,8 +229,8 @@ python -m ilp_pyramid solve 3 --solver scip --solver-option emphasis=default \
 #    n = 12, 16: the SAT solvers and RC2 time out from n = 10); PAR-2 counts those unsolved
 #    and the table says so.
 study() {
-fresh docs/study.jsonl
-local R=(--resume --time-limit 30 --results docs/study.jsonl)
+fresh docs/data/study.jsonl
+local R=(--resume --time-limit 30 --results docs/data/study.jsonl)
 $B "${R[@]}" --puzzle bel --n 2..4 --repeat 3 --solver highs,cbc,scip,kissat,cadical,cpsat
 $B "${R[@]}" --puzzle insanity --n 8,12,16,20 --repeat 3 \
    --solver highs,cbc,kissat,cadical,cpsat,dlx
@@ -239,8 +240,8 @@ $B "${R[@]}" --puzzle views --n 12,16 --repeat 3 --solver highs,cbc
 $B "${R[@]}" --puzzle sudoku-cube --n 1,5,30 --repeat 3 --solver highs,cbc,kissat,cadical
 $B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --grid broken=twist,swap,centre \
    --solver highs,cbc,kissat,cadical
-$B plot docs/study.jsonl --kind cactus -o docs/study_cactus.png
-$B plot docs/study.jsonl --kind profile -o docs/study_profile.png
+$B plot docs/data/study.jsonl --kind cactus -o docs/study_cactus.png
+$B plot docs/data/study.jsonl --kind profile -o docs/study_profile.png
 render_pages
 }
 
