@@ -35,7 +35,7 @@ def png_bytes(fig, dpi: int = 110) -> bytes:
 
 def save(path: Path, content: str | bytes) -> None:
     """Write atomically; a path that cannot be written is a usage error (exit 2), one line."""
-    from ilp_pyramid.cli_common import fail
+    from ilp_pyramid.cli.options import fail
 
     try:
         write_atomic(path, content)

@@ -12,8 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ilp_pyramid"
 # Solver libraries: the backends' business, not the formats'.
 SOLVER_LIBRARIES = ("highspy", "pysat.solvers", "ortools", "ilp_pyramid.backends")
 # The command line's libraries and modules: a puzzle's model imports none of them.
-COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
-                "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
+COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli")
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -77,11 +76,10 @@ RULES = {
         lambda m: puzzle_of(m) is not None,
         lambda m, i: puzzle_of(i) is not None and puzzle_of(i) != puzzle_of(m)),
     "puzzles.bel is imported only inside bel/ and by the command line": (
-        lambda m: puzzle_of(m) != "bel" and m != "ilp_pyramid.cli"
-        and not within(m, "ilp_pyramid.commands"),
+        lambda m: puzzle_of(m) != "bel" and not within(m, "ilp_pyramid.cli"),
         lambda m, i: within(i, "ilp_pyramid.puzzles.bel")),
     "no puzzle knows the command line": (
-        # the commands live in ilp_pyramid/commands/
+        # the commands live in ilp_pyramid/cli/
         lambda m: puzzle_of(m) is not None,
         lambda m, i: any(within(i, ui) for ui in COMMAND_LINE)),
     "the benchmark library imports no puzzle": (
@@ -123,15 +121,16 @@ def test_layer_rule_holds(rule):
      "ilp_pyramid.backends.sat", "ilp_pyramid.puzzles.bel.cnf"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.auto", "typer"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.views.battery", "rich.progress"),
-    ("no puzzle knows the command line", "ilp_pyramid.puzzles.iq.render", "ilp_pyramid.cli_common"),
+    ("no puzzle knows the command line", "ilp_pyramid.puzzles.iq.render",
+     "ilp_pyramid.cli.options"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.lns.driver",
-     "ilp_pyramid.commands.lns"),
+     "ilp_pyramid.cli.bel.lns"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.puzzle",
-     "ilp_pyramid.cli_common"),
+     "ilp_pyramid.cli.options"),
     ("the benchmark library imports no puzzle", "ilp_pyramid.library",
      "ilp_pyramid.puzzles.views.model"),
     ("bench imports no puzzle", "ilp_pyramid.bench.grid", "ilp_pyramid.puzzles.bel.geometry"),
-    ("bench imports no puzzle", "ilp_pyramid.bench.cli", "ilp_pyramid.puzzles.sudoku_cube"),
+    ("bench imports no puzzle", "ilp_pyramid.cli.bench", "ilp_pyramid.puzzles.sudoku_cube"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.runs",
      "ilp_pyramid.puzzles.iq.boards"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.pages.iq",
@@ -162,7 +161,7 @@ def test_every_module_is_read():
 
 
 def test_the_hunt_model_side_knows_no_command_line():
-    # The command (ilp_pyramid/commands/hunt.py) prints; the modules it drives only tell.
+    # The command (ilp_pyramid/cli/bel/hunt.py) prints; the modules it drives only tell.
     # (Here, where the package's imports are read once: from another test module they were
     # read a second time.)
     hunt = {name: found for name, found in MODULES.items()

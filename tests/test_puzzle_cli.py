@@ -15,9 +15,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ilp_pyramid import puzzle_cli
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.cli import puzzle as puzzle_cli
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.dimacs import read_dimacs
 from ilp_pyramid.protocol import Model
@@ -292,7 +292,7 @@ def test_an_own_option_may_reuse_a_hidden_standard_name():
     code and the puzzle's own options both get the value given."""
     import inspect
 
-    from ilp_pyramid import puzzle_cli
+    from ilp_pyramid.cli import puzzle as puzzle_cli
 
     seen = {}
 

@@ -19,8 +19,8 @@ except SystemExit as exc:
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-# The quick path (commands/quick.py) solves through the one solve path (protocol.py, Bel's
-# Puzzle object in puzzles/bel/puzzle.py) and prints through commands/bel_exact.py, as the
+# The quick path (cli/bel/quick.py) solves through the one solve path (protocol.py, Bel's
+# Puzzle object in puzzles/bel/puzzle.py) and prints through cli/bel/exact.py, as the
 # Typer command does.
 SOLVE_SMALL = {
     "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.output",
@@ -28,7 +28,7 @@ SOLVE_SMALL = {
     "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.linear",
     "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
     "ilp_pyramid.backends.solvers", "ilp_pyramid.cardinality", "ilp_pyramid.extras",
-    "ilp_pyramid.commands", "ilp_pyramid.commands.bel_exact", "ilp_pyramid.commands.quick",
+    "ilp_pyramid.cli.bel", "ilp_pyramid.cli.bel.exact", "ilp_pyramid.cli.bel.quick",
     "ilp_pyramid.formats", "ilp_pyramid.formats.dimacs", "ilp_pyramid.formats.fileio",
     "ilp_pyramid.puzzles", "ilp_pyramid.puzzles.bel", "ilp_pyramid.puzzles.bel.auto",
     "ilp_pyramid.puzzles.bel.cnf", "ilp_pyramid.puzzles.bel.geometry",
@@ -135,7 +135,7 @@ def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
     # No puzzle (a group's line is its title, from the registry's TITLES) and no command.
     puzzle_modules = {name for name in ours if name.startswith("ilp_pyramid.puzzles.")}
     assert not puzzle_modules, sorted(puzzle_modules)
-    commands = {name for name in ours if name.startswith("ilp_pyramid.commands.")}
+    commands = {name for name in ours if name.startswith("ilp_pyramid.cli.")}
     assert not commands, sorted(commands)
 
 
@@ -166,7 +166,7 @@ def test_the_registry_titles_are_the_puzzles_own():
 def test_the_puzzle_commands_load_no_package_metadata():
     # The bench's records name the package's version; read when a record is written, the
     # metadata (about 14 ms) stays out of every command that merely builds the bench's options.
-    code = ("import sys, ilp_pyramid.puzzle_cli\n"
+    code = ("import sys, ilp_pyramid.cli.puzzle\n"
             "print('importlib.metadata' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)

@@ -31,8 +31,8 @@ def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
     `--formulation V`); `results` also appends every record to that JSON-lines file (and
     skips the runs it holds, as `bench --resume`). InputError for a grid the puzzle refuses.
     """
-    from ilp_pyramid.bench.cli import default_solvers, hard_limit
     from ilp_pyramid.bench.session import run_all
+    from ilp_pyramid.cli.bench import default_solvers, hard_limit
 
     axes = [(name, [str(value) for value in values]) for name, values in (grid or {}).items()]
     runs = puzzle_runs(puzzle, sizes, list(solvers or parse_list(default_solvers(), "solver")),

@@ -32,7 +32,7 @@ from ilp_pyramid.bench.records import (
     read_results,
 )
 from ilp_pyramid.bench.runner import run_process
-from ilp_pyramid.cli_common import console, err_console, fail
+from ilp_pyramid.cli.options import console, err_console, fail
 from ilp_pyramid.errors import InputError, Interrupted
 from ilp_pyramid.formats.lock import hold
 

@@ -25,7 +25,7 @@ from ilp_pyramid.bench.grid import (
 from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, read_results
 from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
-from ilp_pyramid.cli_common import console, fail, print_json
+from ilp_pyramid.cli.options import console, fail, print_json
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.extras import available
 from ilp_pyramid.formats.fileio import read_bytes, write_atomic

@@ -21,7 +21,7 @@ from typing import Any
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import require
 from ilp_pyramid.backends.base import Status
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_TIMEOUT,
     console,
     err_console,

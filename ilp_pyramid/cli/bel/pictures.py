@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     Json,
     console,

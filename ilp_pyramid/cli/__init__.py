@@ -28,18 +28,18 @@ HELP = ("Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) an
 # need not load the benchmark, Dask, plotting or the other puzzles (whole-process time is
 # what a user measures).
 ENTRIES = (
-    ("solve", "ilp_pyramid.commands.bel", "solve", False),
-    ("verify", "ilp_pyramid.commands.bel_files", "verify", False),
-    ("render", "ilp_pyramid.commands.bel_pictures", "render", False),
-    ("export", "ilp_pyramid.commands.bel_files", "export", False),
-    ("read-solution", "ilp_pyramid.commands.bel_files", "read_solution", False),
-    ("models", "ilp_pyramid.commands.models", "models", False),
-    ("solve-cnf", "ilp_pyramid.cnf_command", "solve_cnf", False),
-    ("strategies", "ilp_pyramid.commands.bel_info", "strategies", False),
-    ("info", "ilp_pyramid.commands.bel_info", "info", False),
-    ("bench", "ilp_pyramid.bench.cli", "app", True),
-    ("hunt", "ilp_pyramid.commands.hunt", "hunt", False),
-    ("ui", "ilp_pyramid.ui.command", "ui", False),
+    ("solve", "ilp_pyramid.cli.bel.solve", "solve", False),
+    ("verify", "ilp_pyramid.cli.bel.files", "verify", False),
+    ("render", "ilp_pyramid.cli.bel.pictures", "render", False),
+    ("export", "ilp_pyramid.cli.bel.files", "export", False),
+    ("read-solution", "ilp_pyramid.cli.bel.files", "read_solution", False),
+    ("models", "ilp_pyramid.cli.models", "models", False),
+    ("solve-cnf", "ilp_pyramid.cli.cnf", "solve_cnf", False),
+    ("strategies", "ilp_pyramid.cli.bel.info", "strategies", False),
+    ("info", "ilp_pyramid.cli.bel.info", "info", False),
+    ("bench", "ilp_pyramid.cli.bench", "app", True),
+    ("hunt", "ilp_pyramid.cli.bel.hunt", "hunt", False),
+    ("ui", "ilp_pyramid.cli.ui", "ui", False),
 )
 # Bel's Pyramid, the flagship, has its commands at the top level rather than in a group.
 TOP_LEVEL_PUZZLE = "bel"
@@ -117,7 +117,7 @@ def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
             app.command(name, help=puzzles.TITLES[name])(_stand_in)
         else:
             puzzle = puzzles.get(name)
-            from ilp_pyramid.puzzle_cli import app_for
+            from ilp_pyramid.cli.puzzle import app_for
 
             sub = app_for(puzzle)
             sub.rich_markup_mode = None
@@ -226,8 +226,8 @@ def _interrupted(message: str, code: int) -> int:
 
     kill_descendants()
     with _said:
-        # a command may have said it (cli_common.fail)
-        reported = getattr(sys.modules.get("ilp_pyramid.cli_common"), "reported", False)
+        # a command may have said it (cli/options.py's fail)
+        reported = getattr(sys.modules.get("ilp_pyramid.cli.options"), "reported", False)
         if not _state["said"] and not reported:
             _state["said"] = True
             print(f"error: {message}", file=sys.stderr, flush=True)
@@ -256,14 +256,14 @@ def _signal_seen(code: object) -> tuple[str, int] | None:
 def _quick(args: list[str]) -> int | None:
     """What is answered before Typer loads (its import and parsing cost more than a small
     solve): --version, and `solve N [--json]` where auto runs a SAT solver
-    (commands/quick.py)."""
+    (cli/bel/quick.py)."""
     if args == ["--version"]:
         print(version_line())
         return 0
     if args[:1] != ["solve"]:
         return None
     # Here, not at the top: `--version` and every other command need none of it.
-    from ilp_pyramid.commands import quick
+    from ilp_pyramid.cli.bel import quick
 
     return quick.run(args)
 

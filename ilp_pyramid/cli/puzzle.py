@@ -33,8 +33,8 @@ import typer
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import lowering, solvers
 from ilp_pyramid.backends.base import Status
-from ilp_pyramid.bench.cli import bench
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.bench import bench
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Format,

@@ -1,6 +1,6 @@
 """`ilp-pyramid iq ...`: IQ Pyramid / Kanoodle boards — solve, count, verify, show, export.
 
-`solve` and `export` are the standard commands (puzzle_cli) with IQ's own options: the BOARD
+`solve` and `export` are the standard commands (cli/puzzle.py) with IQ's own options: the BOARD
 argument, `--given`, `--pieces` (and `--png` for solve); `count`, `verify` and `show` are
 IQ's own. Every solve goes through `protocol.solve`, which checks the filling with the
 independent checker (verify/iq.py) before anything is printed.
@@ -20,7 +20,8 @@ from rich.table import Table
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import process, solvers
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.iq_terminal import coloured
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Jobs,
@@ -37,10 +38,9 @@ from ilp_pyramid.cli_common import (
     print_json,
     print_table,
 )
-from ilp_pyramid.commands.iq_terminal import coloured
+from ilp_pyramid.cli.puzzle import Call, export_command, solve_command
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
-from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
 from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
