@@ -23,7 +23,8 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 # Puzzle object in puzzles/bel/puzzle.py) and prints through cli/bel/exact.py, as the
 # Typer command does.
 SOLVE_SMALL = {
-    "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.output",
+    "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.cli.signals", "ilp_pyramid.cli.tree",
+    "ilp_pyramid.errors", "ilp_pyramid.output",
     "ilp_pyramid.parsing", "ilp_pyramid.progress", "ilp_pyramid.protocol",
     "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.linear",
     "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
@@ -77,11 +78,17 @@ def test_a_small_solve_loads_only_the_sat_path(args):
     assert not probe.stdlib & UNUSED_STDLIB, sorted(probe.stdlib & UNUSED_STDLIB)
 
 
+# `--version` (and what `--help` loads before Typer): the entry point, the signals it installs
+# first, the tree's table, the errors.
+VERSION = {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.cli.signals", "ilp_pyramid.cli.tree",
+           "ilp_pyramid.errors"}
+
+
 def test_version_loads_nothing_else():
     code, ours, third, out = probe("--version")
     assert code == 0 and out.startswith("ilp-pyramid ")
     assert third == set()
-    assert ours == {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors"}
+    assert ours == VERSION
 
 
 def test_other_command_lines_still_go_through_typer():
@@ -135,8 +142,22 @@ def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
     # No puzzle (a group's line is its title, from the registry's TITLES) and no command.
     puzzle_modules = {name for name in ours if name.startswith("ilp_pyramid.puzzles.")}
     assert not puzzle_modules, sorted(puzzle_modules)
-    commands = {name for name in ours if name.startswith("ilp_pyramid.cli.")}
+    commands = {name for name in ours if name.startswith("ilp_pyramid.cli.")} - VERSION
     assert not commands, sorted(commands)
+
+
+# What a puzzle's command does not load: the bench (its group's `bench` is built only when it
+# is the command that runs).
+KEPT_OFF_A_PUZZLE_COMMAND = {"ilp_pyramid.cli.bench", "ilp_pyramid.bench"}
+
+
+def test_a_puzzle_command_loads_no_bench():
+    code, ours, third, out = probe("insanity", "solve", "--json")
+    assert code == 0 and json.loads(out)["status"] == "solved"
+    assert "ilp_pyramid.cli.puzzle" in ours
+    loaded = {name for name in ours for kept in KEPT_OFF_A_PUZZLE_COMMAND
+              if name == kept or name.startswith(kept + ".")}
+    assert not loaded, sorted(loaded)
 
 
 HEAVY = ("pulp", "highspy", "numba", "numpy", "pysat", "ortools", "matplotlib", "plotly",

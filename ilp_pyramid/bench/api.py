@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ilp_pyramid.bench.grid import parse_list, puzzle_runs
+from ilp_pyramid.bench.grid import default_solvers, parse_list, puzzle_runs
 from ilp_pyramid.bench.records import check_results_path, latest_by_key, read_results
+from ilp_pyramid.bench.runner import hard_limit
 
 
 def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
@@ -32,7 +33,6 @@ def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
     skips the runs it holds, as `bench --resume`). InputError for a grid the puzzle refuses.
     """
     from ilp_pyramid.bench.session import run_all
-    from ilp_pyramid.cli.bench import default_solvers, hard_limit
 
     axes = [(name, [str(value) for value in values]) for name, values in (grid or {}).items()]
     runs = puzzle_runs(puzzle, sizes, list(solvers or parse_list(default_solvers(), "solver")),

@@ -1,256 +1,39 @@
-"""The `ilp-pyramid` command line: Bel's Pyramid at the top level, one group per other puzzle."""
+"""The `ilp-pyramid` command line: Bel's Pyramid at the top level, one group per other puzzle.
+
+main() is the entry point. The tree (one table of every command and group) is tree.py; the
+signals signals.py; the option vocabulary options.py; a puzzle's standard commands puzzle.py.
+Nothing outside this package imports it: the puzzles, the bench's library, the workbench and
+the Python API know no command line (tests/test_layers.py).
+"""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import resource  # here, early: under a tight ulimit -v even it may fail to load later
 import signal
 import sys
 import threading
-import time
-from typing import TYPE_CHECKING
 
 # Only light modules at the top: the signal handlers go in before Typer, Rich and the
 # commands are imported (a tenth of a second in which Ctrl-C would end in a traceback).
-import ilp_pyramid
-from ilp_pyramid.errors import InputError, Interrupted, SolverError, one_line
-
-if TYPE_CHECKING:
-    import typer
-
-HELP = ("Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT side "
-        "by side.")
-
-# (name, module, attribute, is a group) in help order; after them one group per registered
-# puzzle (`puzzle_groups`). Modules are imported only for the command that runs: `solve 3`
-# need not load the benchmark, Dask, plotting or the other puzzles (whole-process time is
-# what a user measures).
-ENTRIES = (
-    ("solve", "ilp_pyramid.cli.bel.solve", "solve", False),
-    ("verify", "ilp_pyramid.cli.bel.files", "verify", False),
-    ("render", "ilp_pyramid.cli.bel.pictures", "render", False),
-    ("export", "ilp_pyramid.cli.bel.files", "export", False),
-    ("read-solution", "ilp_pyramid.cli.bel.files", "read_solution", False),
-    ("models", "ilp_pyramid.cli.models", "models", False),
-    ("solve-cnf", "ilp_pyramid.cli.cnf", "solve_cnf", False),
-    ("strategies", "ilp_pyramid.cli.bel.info", "strategies", False),
-    ("info", "ilp_pyramid.cli.bel.info", "info", False),
-    ("bench", "ilp_pyramid.cli.bench", "app", True),
-    ("hunt", "ilp_pyramid.cli.bel.hunt", "hunt", False),
-    ("ui", "ilp_pyramid.cli.ui", "ui", False),
+from ilp_pyramid.cli.signals import (
+    exit_now,
+    install_signal_handlers,
+    interrupted,
+    interrupted_with,
+    signal_seen,
 )
-# Bel's Pyramid, the flagship, has its commands at the top level rather than in a group.
-TOP_LEVEL_PUZZLE = "bel"
+from ilp_pyramid.cli.tree import build_app, chosen, version_line
+from ilp_pyramid.errors import InputError, SolverError, one_line
 
-
-def puzzle_groups() -> list[str]:
-    """The registered puzzles that get a command group: every one but the flagship."""
-    from ilp_pyramid import puzzles
-
-    return [name for name in puzzles.names() if name != TOP_LEVEL_PUZZLE]
-
-
-# What `ilp-pyramid --help` lists for each entry (the first sentence of its own help), so the
-# listing loads no command module and no puzzle (a puzzle group's line is its Puzzle's
-# `title`, from `puzzles.TITLES`); tests/test_startup.py checks them against the commands.
-SUMMARIES = {
-    "solve": "Solve Bel's Pyramid of N levels and print the verified solution in Knuth's "
-             "drawing.",
-    "verify": 'Check a solution: exit 0 "valid", 1 with the reasons, 2 if the file is '
-              'malformed.',
-    "render": "Draw a solution (after verifying it): a PNG, an interactive HTML view, the build "
-              "list.",
-    "export": "Export the model as LP or MPS with readable, stable variable names, or as DIMACS "
-              "CNF whose comment lines map every variable (`c x 17 Z 3 4 label 2`).",
-    "read-solution": "Decode an outside solver's solution of an exported model by name, verify "
-                     "and draw it.",
-    "models": "(Re)generate a public benchmark set: Bel N=2..max-n as .mps.gz and .cnf.gz "
-              "plus manifest.json, or with --puzzle all the library of every puzzle.",
-    "solve-cnf": "Solve a DIMACS CNF file with one SAT solver: exit 0 SATISFIABLE (the model "
-                 "checked against every clause), 1 UNSATISFIABLE, 3 time limit.",
-    "strategies": "List every strategy: what it adds, and whether it can lose solutions.",
-    "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
-    "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
-            "takes.",
-    "ui": "Start the local web workbench: one page per puzzle, enter it by clicking, watch "
-          "it solve, stop it (docs/ui.md).",
-    "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "
-             "repeats; Bel's by default), or --command / --external argv templates; tables "
-             "from the records.",
-}
-
-
-def _load(module: str, name: str):
-    return getattr(importlib.import_module(module), name)
-
-
-def build_app(only: str | None = None, listing: bool = False) -> typer.Typer:
-    """The command tree: every command, or just `only` (same paths, same help). `listing`:
-    stand-ins that carry only SUMMARIES, for a command line that names no command (the
-    top-level help, a mistyped command), where no command can run."""
-    import typer
-
-    # rich markup off: help texts hold square brackets ("ilp-pyramid[cpsat]").
-    app = typer.Typer(name="ilp-pyramid", help=HELP, no_args_is_help=True,
-                      pretty_exceptions_enable=False, add_completion=False,
-                      rich_markup_mode=None)
-    # Typer lists commands before groups: the stand-ins (all commands) keep that order.
-    for name, module, attr, group in sorted(ENTRIES, key=lambda e: e[3]) if listing else ENTRIES:
-        if only not in (None, name):
-            continue
-        if listing:
-            app.command(name, help=SUMMARIES[name])(_stand_in)
-        elif group:
-            sub = _load(module, attr)
-            sub.rich_markup_mode = None
-            app.add_typer(sub, name=name)
-        else:
-            app.command(name)(_load(module, attr))
-    for name in puzzle_groups():
-        if only not in (None, name):
-            continue
-        from ilp_pyramid import puzzles
-
-        if listing:
-            app.command(name, help=puzzles.TITLES[name])(_stand_in)
-        else:
-            puzzle = puzzles.get(name)
-            from ilp_pyramid.cli.puzzle import app_for
-
-            sub = app_for(puzzle)
-            sub.rich_markup_mode = None
-            app.add_typer(sub, name=name, help=puzzle.title)
-    # Also what keeps a one-command tree a group (a Typer with one command and no callback
-    # would *be* that command, with no name to type).
-    def root(version: bool = typer.Option(False, "--version", callback=_version,
-                                          is_eager=True, help="Print the version and exit.")
-             ) -> None:
-        """Cube-and-pyramid puzzles as integer programs: MIP (HiGHS, CBC, SCIP) and SAT."""
-
-    app.callback()(root)
-    return app
-
-
-def _stand_in() -> None:  # pragma: no cover - listed, never run (see build_app)
-    raise RuntimeError("a listing stand-in ran")
-
-
-def version_line() -> str:
-    return f"ilp-pyramid {ilp_pyramid.__version__}"
-
-
-def _version(value: bool) -> None:
-    if value:
-        import typer
-
-        print(version_line())
-        raise typer.Exit()
+__all__ = ["build_app", "install_signal_handlers", "main", "version_line"]
 
 
 def __getattr__(name: str):
     if name == "app":  # the full tree, for tools that want the Typer object
         return build_app()
     raise AttributeError(name)
-
-
-# Cleanup after a signal (finally blocks, pools, clusters) gets this long; then the watchdog
-# kills what is left and exits, so every command stops within the 2 s the CLI promises.
-GRACE_SECONDS = 1.2
-_SIGNALS = {signal.SIGINT: ("interrupted", 130),
-            signal.SIGTERM: ("interrupted (SIGTERM)", 143)}
-_state: dict = {"pid": 0, "said": False, "caught": None, "pipe": None}
-_said = threading.Lock()
-
-
-def _on_signal(signum, frame) -> None:
-    if os.getpid() != _state["pid"]:
-        # A forked worker inherited this handler: die of the signal as it would have.
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        return
-    _state["caught"] = _SIGNALS[signum]
-    for sig in _SIGNALS:  # a second Ctrl-C during cleanup must not print a traceback
-        signal.signal(sig, signal.SIG_IGN)
-    raise Interrupted(signum)
-
-
-def _watchdog(reader: int) -> None:
-    """Wakes on the signal byte the C-level handler writes, even while the main thread is
-    stuck in a solver's C code (where no Python handler can run); gives the main thread
-    GRACE_SECONDS to clean up, then ends the process itself."""
-    while True:
-        data = os.read(reader, 64)
-        caught = [_SIGNALS[b] for b in data if b in _SIGNALS]
-        if caught:
-            time.sleep(GRACE_SECONDS)
-            _interrupted(*caught[0])
-            locks = sys.modules.get("ilp_pyramid.formats.lock")
-            if locks is not None:  # no `finally` runs after os._exit: no lock file left
-                locks.release_all()
-            os._exit(caught[0][1])
-
-
-def _forget_wakeup_fd() -> None:
-    # A forked child must not wake the parent's watchdog with its own signals.
-    try:
-        signal.set_wakeup_fd(-1)
-    except ValueError:  # pragma: no cover - forked from a thread other than the main one
-        pass
-
-
-def install_signal_handlers() -> dict:
-    """SIGINT and SIGTERM raise errors.Interrupted in the main thread, so cleanup
-    runs as for any exception, and the watchdog stands by; returns what to restore."""
-    _state.update(pid=os.getpid(), said=False, caught=None)
-    if _state["pipe"] is None:
-        reader, writer = os.pipe()
-        os.set_blocking(writer, False)
-        _state["pipe"] = writer
-        threading.Thread(target=_watchdog, args=(reader,), daemon=True,
-                         name="signal-watchdog").start()
-        os.register_at_fork(after_in_child=_forget_wakeup_fd)
-    previous: dict = {sig: signal.getsignal(sig) for sig in _SIGNALS}
-    if previous[signal.SIGINT] is not signal.SIG_IGN:  # e.g. started with nohup ... &
-        signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
-    previous["wakeup"] = signal.set_wakeup_fd(_state["pipe"], warn_on_full_buffer=False)
-    return previous
-
-
-def _interrupted(message: str, code: int) -> int:
-    """Kill what is left below us and say so, once (main and the watchdog may both get here)."""
-    # Here, not at the top: `--version` loads nothing but this module and errors.
-    from ilp_pyramid.backends.process import kill_descendants
-
-    kill_descendants()
-    with _said:
-        # a command may have said it (cli/options.py's fail)
-        reported = getattr(sys.modules.get("ilp_pyramid.cli.options"), "reported", False)
-        if not _state["said"] and not reported:
-            _state["said"] = True
-            print(f"error: {message}", file=sys.stderr, flush=True)
-    return code
-
-
-def _chosen(argv: list[str]) -> str | None:
-    first = argv[0] if argv else None
-    known = any(first == entry[0] for entry in ENTRIES) or first in puzzle_groups()
-    return first if known else None
-
-
-def _signal_seen(code: object) -> tuple[str, int] | None:
-    """The signal that stopped the command, if one did: ours, or a backend's own handler's
-    (Typer turns any KeyboardInterrupt into a bare exit code 130)."""
-    if _state["caught"] is not None:
-        return _state["caught"]
-    process = sys.modules.get("ilp_pyramid.backends.process")
-    if code == 130 and process is not None and process.last_signal in _SIGNALS:
-        return _SIGNALS[process.last_signal]
-    if code == 130:
-        return _SIGNALS[signal.SIGINT]
-    return None
 
 
 def _quick(args: list[str]) -> int | None:
@@ -277,8 +60,8 @@ def _run_app(args: list[str]) -> object:
     except ImportError:  # pragma: no cover
         from click import exceptions as click_exceptions
     try:
-        chosen = _chosen(args)
-        app = build_app(chosen, listing=chosen is None)
+        first = chosen(args)
+        app = build_app(first, listing=first is None, then=(args[1:2] or [None])[0])
         return app(args=args, prog_name="ilp-pyramid", standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
         exc.show()
@@ -290,7 +73,7 @@ def _run_app(args: list[str]) -> object:
         print(f"error: {message}{hint}", file=sys.stderr)
         return exc.exit_code
     except (getattr(click_exceptions, "Abort", typer.Abort), typer.Abort):  # vendored: no Abort
-        return _interrupted("interrupted", 130)
+        return interrupted("interrupted", 130)
 
 
 def _standard_streams() -> str | None:
@@ -364,8 +147,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {exc}", file=sys.stderr)
         code = exc.exit_code
     except KeyboardInterrupt as exc:  # errors.Interrupted carries 143 for SIGTERM
-        code = getattr(exc, "exit_code", 130)
-        code = _interrupted(_SIGNALS.get(code - 128, _SIGNALS[signal.SIGINT])[0], code)
+        code = interrupted_with(getattr(exc, "exit_code", 130))
     except MemoryError:
         print(f"error: {_address_space_note('out of memory')}", file=sys.stderr)
         code = 1
@@ -376,24 +158,16 @@ def main(argv: list[str] | None = None) -> None:
         print(f"error: {memory or f'{type(exc).__name__}: {exc}'}", file=sys.stderr)
         code = 1
     finally:
-        seen = _signal_seen(code)
+        seen = signal_seen(code)
         if seen is not None:
-            code = _interrupted(*seen)
+            code = interrupted(*seen)
         if argv is not None and previous:  # in-process (tests): give the caller its handlers
             signal.set_wakeup_fd(previous.pop("wakeup", -1))
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
     code = code if isinstance(code, int) else 0
     if argv is None and code in (130, 143):
-        _exit_now(code)
+        exit_now(code)
     sys.exit(code)
 
 
-def _exit_now(code: int) -> None:
-    """End an interrupted process without the interpreter's shutdown: the cleanup has run
-    (finally blocks, `kill_descendants`), and a native solver thread still winding down (a
-    cancelled HiGHS) would meet its static destructors there and abort the process."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            stream.flush()
-    os._exit(code)

@@ -45,7 +45,7 @@ from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
-from ilp_pyramid.puzzles.iq.puzzle import PUZZLE, IQPuzzle
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
 from ilp_pyramid.puzzles.iq.render import letter_grid, png_bytes
 
 if TYPE_CHECKING:
@@ -140,16 +140,11 @@ def _fast_exit() -> None:
     gc.freeze()
 
 
-class _OnTheTerminal(IQPuzzle):
+def _on_the_terminal(instance: Instance, solution: dict[int, int]) -> Any:
     """IQ as `solve` shows it: the text picture coloured, every piece on its own colour
     (plain letters when stdout is no terminal), the pyramids' levels side by side."""
-
-    def render(self, instance: Instance, solution: dict[int, int],
-               fmt: str = "text") -> Any:
-        if fmt != "text":
-            return super().render(instance, solution, fmt)
-        return coloured(instance.board, instance.letters(solution), instance.pieces,
-                        color_system=console.color_system)
+    return coloured(instance.board, instance.letters(solution), instance.pieces,
+                    color_system=console.color_system)
 
 
 def _solve_options(
@@ -181,7 +176,7 @@ def _solve_options(
 
 
 app.command("solve")(solve_command(
-    _OnTheTerminal(), _solve_options, hide=_SOLVE_OWN_WAY,
+    PUZZLE, _solve_options, hide=_SOLVE_OWN_WAY, text_render=_on_the_terminal,
     doc="Fill BOARD (completing a challenge with --given, or a random one with "
         "--generate-given K) and print it, each piece a letter.\n\nExit codes: 0 solved, 1 "
         "no solution exists, 2 bad input, 3 time limit reached."))

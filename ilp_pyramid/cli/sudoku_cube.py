@@ -21,7 +21,7 @@ from ilp_pyramid import extras, protocol
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.bench.grid import puzzle_grid
-from ilp_pyramid.bench.session import execute, invocation
+from ilp_pyramid.cli.bench import execute, invocation
 from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
@@ -36,11 +36,11 @@ from ilp_pyramid.cli.options import (
     load_input,
     print_json,
     print_table,
+    save,
     solve_options,
 )
 from ilp_pyramid.cli.puzzle import Call, export_command, solve_command
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.sudoku_cube import checks
 from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases

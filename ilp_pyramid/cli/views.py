@@ -26,9 +26,9 @@ from ilp_pyramid.cli.options import (
     like,
     print_json,
     print_table,
+    save,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views import battery as bat
