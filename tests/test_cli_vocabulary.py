@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ilp_pyramid import cli_doc
+from ilp_pyramid.cli import doc as cli_doc
 
 ROOT = Path(__file__).resolve().parent.parent
 REGENERATE = "regenerate it: python -m ilp_pyramid.cli.doc > docs/cli.md"

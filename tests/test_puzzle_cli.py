@@ -233,6 +233,36 @@ def test_a_hand_written_group_keeps_its_own_commands():
     assert invoke(app, "solve").stdout == "own\n"
 
 
+def test_a_text_render_hook_draws_the_solution_in_place_of_the_puzzles_text():
+    # What IQ's coloured terminal text is (cli/iq.py): a hook of the command, not a subclass.
+    drawn = []
+
+    def text_render(instance: int, solution: int) -> str:
+        drawn.append((instance, solution))
+        return f"drawn {instance} -> {solution}\n"
+
+    app = typer.Typer()
+    app.command("solve")(puzzle_cli.solve_command(Tiny(), text_render=text_render))
+    app.command("other")(lambda: None)  # a group, so that `solve` is a name to type
+    done = invoke(app, "solve", "-s", "kissat")
+    assert done.exit_code == 0 and drawn == [(1, 2)]
+    assert "drawn 1 -> 2\n" in done.stdout
+    assert Tiny().render(1, 2, "text") not in done.stdout
+    done = invoke(app, "solve", "-s", "kissat", "--json")  # --json draws nothing
+    assert drawn == [(1, 2)] and json.loads(done.stdout)["status"] == "solved"
+
+
+def test_a_group_builds_its_bench_only_for_the_bench_command():
+    listed = puzzle_cli.app_for(Tiny(), then="solve")
+    full = puzzle_cli.app_for(Tiny())
+    short = {name: typer.main.get_command(app).commands["bench"].get_short_help_str(200)
+             for name, app in (("listed", listed), ("full", full))}
+    assert short["listed"] == short["full"] and "tiny's bench grid" in short["full"]
+    assert option_names(listed, "bench") == set()  # a stand-in: no option, never run
+    assert {"--n", "--solver", "--time-limit", "--results"} <= option_names(full, "bench")
+    assert "--puzzle" not in option_names(full, "bench")
+
+
 def test_a_solver_answer_the_checker_rejects_is_an_error_not_a_solution(monkeypatch):
     from ilp_pyramid import backends
 

@@ -177,6 +177,21 @@ def test_importing_the_package_and_its_puzzles_loads_no_solver_and_no_plotting()
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
+def test_the_python_bench_loads_no_command_line():
+    # ilp_pyramid.run_bench and the session it runs: the bench's library, not its command.
+    code = ("import json, sys, ilp_pyramid\n"
+            "ilp_pyramid.run_bench\n"
+            "import ilp_pyramid.bench.session\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout))
+    assert "ilp_pyramid.bench.api" in loaded
+    assert not {"typer", "click"} & {name.split(".")[0] for name in loaded}
+    assert not {name for name in loaded if name.split(".")[:2] == ["ilp_pyramid", "cli"]}
+
+
 def test_the_registry_titles_are_the_puzzles_own():
     from ilp_pyramid import puzzles
 
