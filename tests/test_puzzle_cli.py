@@ -261,6 +261,13 @@ def test_a_group_builds_its_bench_only_for_the_bench_command():
     assert option_names(listed, "bench") == set()  # a stand-in: no option, never run
     assert {"--n", "--solver", "--time-limit", "--results"} <= option_names(full, "bench")
     assert "--puzzle" not in option_names(full, "bench")
+    # A hand-written group is completed in a copy: a command line that ran another command
+    # leaves no stand-in in it for the next tree (the table of docs/cli.md).
+    own = typer.Typer()
+    own.command("solve")(lambda: None)
+    puzzle_cli.app_for(Tiny(), own, then="solve")
+    assert [info.name for info in own.registered_commands] == ["solve"]
+    assert "--results" in option_names(puzzle_cli.app_for(Tiny(), own), "bench")
 
 
 def test_a_solver_answer_the_checker_rejects_is_an_error_not_a_solution(monkeypatch):

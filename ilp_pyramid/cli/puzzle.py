@@ -20,6 +20,7 @@ The bench runs a puzzle through `ilp-pyramid bench` and the puzzle's `bench_case
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
@@ -523,8 +524,11 @@ def app_for(puzzle: protocol.Puzzle, own: typer.Typer | None = None,
     completed with the standard commands it lacks, or the standard group alone; `then` as
     for `add_standard_commands`."""
     if own is None:
-        own = typer.Typer(name=puzzle.name, help=puzzle.title, no_args_is_help=True,
+        app = typer.Typer(name=puzzle.name, help=puzzle.title, no_args_is_help=True,
                           add_completion=False, pretty_exceptions_enable=False,
                           rich_markup_mode=None)
-    add_standard_commands(own, puzzle, then)
-    return own
+    else:  # a copy: the module's group stays as written, each tree completes its own
+        app = copy.copy(own)
+        app.registered_commands = list(own.registered_commands)
+    add_standard_commands(app, puzzle, then)
+    return app
