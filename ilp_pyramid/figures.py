@@ -4,10 +4,8 @@ write that fails as one line naming the file."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 from ilp_pyramid.extras import need
-from ilp_pyramid.formats.fileio import write_atomic
 
 
 def pyplot():
@@ -31,16 +29,6 @@ def png_bytes(fig, dpi: int = 110) -> bytes:
     finally:
         plt.close(fig)
     return buffer.getvalue()
-
-
-def save(path: Path, content: str | bytes) -> None:
-    """Write atomically; a path that cannot be written is a usage error (exit 2), one line."""
-    from ilp_pyramid.cli_common import fail
-
-    try:
-        write_atomic(path, content)
-    except OSError as exc:
-        fail(f"cannot write {path}: {exc.strerror}")
 
 
 def svg_text(fig) -> str:

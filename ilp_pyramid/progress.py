@@ -97,7 +97,7 @@ class LiveStatus:
         # The line is stderr's alone: redirecting sys.stdout from this thread would swap it
         # under a solve that holds backends.process.native_output. Its own console, which
         # wraps: Live moves the cursor back over the lines it rendered, and the package's
-        # consoles leave long lines to the terminal to fold (cli_common).
+        # consoles leave long lines to the terminal to fold (cli/options.py).
         with Live(self.text(), console=Console(stderr=True, highlight=False),
                   refresh_per_second=4, transient=True,
                   redirect_stdout=False, redirect_stderr=False) as live:

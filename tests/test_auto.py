@@ -139,7 +139,7 @@ def test_a_hand_over_that_runs_out_of_time_returns_the_timeout_code(capfd):
     # the quick path (no Typer) and the Typer command end alike.
     from types import SimpleNamespace
 
-    from ilp_pyramid.commands.bel_auto import hand_over
+    from ilp_pyramid.cli.bel.auto import hand_over
 
     engine = auto.parse_engine("exact:cadical:XStep+YStep")
     ruled_out = SimpleNamespace(build_seconds=0.1, solve_seconds=0.1)

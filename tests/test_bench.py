@@ -407,7 +407,7 @@ def test_sizes_repeats_and_results_are_checked_at_the_edge(cli, tmp_path):
 def test_the_default_grid_holds_every_installed_open_mip_solver():
     import importlib.util
 
-    from ilp_pyramid.bench.cli import default_solvers
+    from ilp_pyramid.bench.grid import default_solvers
 
     scip = ["scip"] if importlib.util.find_spec("pyscipopt") else []
     assert default_solvers().split(",") == ["highs", "cbc", *scip, "kissat"]

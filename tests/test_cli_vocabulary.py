@@ -2,7 +2,7 @@
 
 Every check walks the tree as it is, so a command added anywhere (a new group, a new puzzle)
 is checked without a change here; after such a change only docs/cli.md needs regenerating:
-    python -m ilp_pyramid.cli_doc > docs/cli.md
+    python -m ilp_pyramid.cli.doc > docs/cli.md
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ilp_pyramid import cli_doc
+from ilp_pyramid.cli import doc as cli_doc
 
 ROOT = Path(__file__).resolve().parent.parent
-REGENERATE = "regenerate it: python -m ilp_pyramid.cli_doc > docs/cli.md"
+REGENERATE = "regenerate it: python -m ilp_pyramid.cli.doc > docs/cli.md"
 
 # Commands that print no result of their own, and why (a command not named here must take
 # --json). Groups are listed only when their callback runs something.

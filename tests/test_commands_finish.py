@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ilp_pyramid.commands.bel_exact import NO_LIMIT, long_run_note
-from ilp_pyramid.commands.lns import COMPILING
+from ilp_pyramid.cli.bel.exact import NO_LIMIT, long_run_note
+from ilp_pyramid.cli.bel.lns import COMPILING
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ilp_pyramid import cli_common
+from ilp_pyramid.cli import options as cli_common
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import fileio
 from ilp_pyramid.parsing import json_lines, load_json, parse_int

@@ -215,7 +215,7 @@ def test_hunt_with_fresh_descents_keeps_a_better_saved_state(cli, tmp_path, fixt
 
 
 def test_the_hunts_lines_go_to_stderr_and_not_with_json(capsys, tmp_path):
-    from ilp_pyramid.commands.hunt import Lines
+    from ilp_pyramid.cli.bel.hunt import Lines
 
     state = BestState(6, 1, near_state(4, 7), hunted_seconds=90.0)
     lines = Lines(json_out=False, descent=150.0)

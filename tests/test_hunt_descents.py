@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from ilp_pyramid.commands.hunt import print_report, result_json
+from ilp_pyramid.cli.bel.hunt import print_report, result_json
 from ilp_pyramid.puzzles.bel.hunt.coordinator import Hunt, HuntResult, Listener
 from ilp_pyramid.puzzles.bel.hunt.state import (
     DESCENTS_FILE,

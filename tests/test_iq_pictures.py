@@ -12,7 +12,7 @@ from rich.console import Console
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import Status
-from ilp_pyramid.commands.iq_terminal import coloured
+from ilp_pyramid.cli.iq_terminal import coloured
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import build_instance

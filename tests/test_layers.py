@@ -12,8 +12,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "ilp_pyramid"
 # Solver libraries: the backends' business, not the formats'.
 SOLVER_LIBRARIES = ("highspy", "pysat.solvers", "ortools", "ilp_pyramid.backends")
 # The command line's libraries and modules: a puzzle's model imports none of them.
-COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli", "ilp_pyramid.cli_common",
-                "ilp_pyramid.puzzle_cli", "ilp_pyramid.commands")
+COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli")
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -77,20 +76,25 @@ RULES = {
         lambda m: puzzle_of(m) is not None,
         lambda m, i: puzzle_of(i) is not None and puzzle_of(i) != puzzle_of(m)),
     "puzzles.bel is imported only inside bel/ and by the command line": (
-        lambda m: puzzle_of(m) != "bel" and m != "ilp_pyramid.cli"
-        and not within(m, "ilp_pyramid.commands"),
+        lambda m: puzzle_of(m) != "bel" and not within(m, "ilp_pyramid.cli"),
         lambda m, i: within(i, "ilp_pyramid.puzzles.bel")),
     "no puzzle knows the command line": (
-        # the commands live in ilp_pyramid/commands/
+        # the commands live in ilp_pyramid/cli/
         lambda m: puzzle_of(m) is not None,
         lambda m, i: any(within(i, ui) for ui in COMMAND_LINE)),
+    "only the command line and the entry point import the command line": (
+        # puzzles/, the bench's library, the workbench, the Python API (ilp_pyramid/__init__,
+        # protocol.py) and every other module: the command line is a layer on top of them
+        lambda m: not within(m, "ilp_pyramid.cli") and m != "ilp_pyramid.__main__",
+        lambda m, i: within(i, "ilp_pyramid.cli")),
     "the benchmark library imports no puzzle": (
         # it reaches every puzzle through the registry and the protocol only
         lambda m: m == "ilp_pyramid.library",
         lambda m, i: puzzle_of(i) not in (None, "get", "names", "REGISTRY")),
     "bench imports no puzzle": (
-        # it reaches a puzzle through the registry (`puzzles.get`) and the protocol only
-        lambda m: within(m, "ilp_pyramid.bench"),
+        # it reaches a puzzle through the registry (`puzzles.get`) and the protocol only; so
+        # does its command
+        lambda m: within(m, "ilp_pyramid.bench") or m == "ilp_pyramid.cli.bench",
         lambda m, i: puzzle_of(i) not in (None, "get", "names", "REGISTRY")),
     "the workbench's frame imports no puzzle, a page only its own": (
         # ilp_pyramid/ui/pages/<puzzle>.py may read its puzzle's modules; the frame (app,
@@ -123,15 +127,26 @@ def test_layer_rule_holds(rule):
      "ilp_pyramid.backends.sat", "ilp_pyramid.puzzles.bel.cnf"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.auto", "typer"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.views.battery", "rich.progress"),
-    ("no puzzle knows the command line", "ilp_pyramid.puzzles.iq.render", "ilp_pyramid.cli_common"),
+    ("no puzzle knows the command line", "ilp_pyramid.puzzles.iq.render",
+     "ilp_pyramid.cli.options"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.lns.driver",
-     "ilp_pyramid.commands.lns"),
+     "ilp_pyramid.cli.bel.lns"),
     ("no puzzle knows the command line", "ilp_pyramid.puzzles.bel.puzzle",
-     "ilp_pyramid.cli_common"),
+     "ilp_pyramid.cli.options"),
+    ("only the command line and the entry point import the command line",
+     "ilp_pyramid.bench.session", "ilp_pyramid.cli.options"),
+    ("only the command line and the entry point import the command line",
+     "ilp_pyramid.bench.api", "ilp_pyramid.cli.bench"),
+    ("only the command line and the entry point import the command line",
+     "ilp_pyramid.puzzles.iq.puzzle", "ilp_pyramid.cli.iq"),
+    ("only the command line and the entry point import the command line",
+     "ilp_pyramid.ui.server", "ilp_pyramid.cli"),
+    ("only the command line and the entry point import the command line", "ilp_pyramid",
+     "ilp_pyramid.cli.puzzle"),
     ("the benchmark library imports no puzzle", "ilp_pyramid.library",
      "ilp_pyramid.puzzles.views.model"),
     ("bench imports no puzzle", "ilp_pyramid.bench.grid", "ilp_pyramid.puzzles.bel.geometry"),
-    ("bench imports no puzzle", "ilp_pyramid.bench.cli", "ilp_pyramid.puzzles.sudoku_cube"),
+    ("bench imports no puzzle", "ilp_pyramid.cli.bench", "ilp_pyramid.puzzles.sudoku_cube"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.runs",
      "ilp_pyramid.puzzles.iq.boards"),
     ("the workbench's frame imports no puzzle, a page only its own", "ilp_pyramid.ui.pages.iq",
@@ -156,13 +171,34 @@ def test_a_workbench_page_may_read_its_own_puzzle_and_ask_the_registry():
     assert broken(allowed, applies, forbidden) == []
 
 
+def test_the_command_line_is_one_package_that_holds_every_command():
+    # Every command module is under ilp_pyramid/cli/ (the bench's and the workbench's too),
+    # and the layer rule above reads the modules that could import it.
+    command_modules = {name for name, found in MODULES.items() if "typer" in found}
+    assert command_modules and all(within(name, "ilp_pyramid.cli") for name in command_modules)
+    assert {"ilp_pyramid", "ilp_pyramid.protocol", "ilp_pyramid.bench.api",
+            "ilp_pyramid.bench.session", "ilp_pyramid.ui.server"} <= MODULES.keys()
+    assert "ilp_pyramid.cli.bench" in MODULES and "ilp_pyramid.cli.ui" in MODULES
+
+
+def test_no_puzzle_names_its_command_line():
+    # The tree (cli/tree.py) names each puzzle's group; a puzzle names no module of the
+    # command line, not even as a "module:attribute" string (an import no rule here sees).
+    named = [f"{path.relative_to(PACKAGE)}: {node.value}"
+             for path in sorted((PACKAGE / "puzzles").rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and node.value.startswith("ilp_pyramid.cli")]
+    assert named == []
+
+
 def test_every_module_is_read():
     assert "ilp_pyramid.backends.base" in MODULES["ilp_pyramid.backends.mip"]
     assert len(MODULES) > 40 and "ilp_pyramid.formats.mipfile" in MODULES
 
 
 def test_the_hunt_model_side_knows_no_command_line():
-    # The command (ilp_pyramid/commands/hunt.py) prints; the modules it drives only tell.
+    # The command (ilp_pyramid/cli/bel/hunt.py) prints; the modules it drives only tell.
     # (Here, where the package's imports are read once: from another test module they were
     # read a second time.)
     hunt = {name: found for name, found in MODULES.items()
@@ -316,7 +352,8 @@ def test_import_edges_follow_the_rule(tmp_path):
 # An import of the package's own module inside a function hides an arrow of the graph above.
 # One stays only where it defers something: a heavy library the importing module does not
 # load already, a cycle the import would close at load time, or a module kept off the pinned
-# start-up path (`solve N<=4`, `--version`, `import ilp_pyramid`: tests/test_startup.py).
+# start-up path (`solve N<=4`, `--version`, `import ilp_pyramid`, the bench kept off a
+# puzzle's commands: tests/test_startup.py).
 HEAVY_LIBRARIES = {"pulp", "highspy", "numpy", "numba", "matplotlib", "plotly", "pysat",
                    "ortools", "pyscipopt", "gurobipy", "starlette", "uvicorn", "dask",
                    "distributed", "networkx", "kociemba", "pindakaas", "typer", "rich", "click",
@@ -380,11 +417,12 @@ def loaded_by(name: str, seen: set[str] | None = None) -> set[str]:
 
 
 # What `--version` and `import ilp_pyramid` load (tests/test_startup.py).
-VERSION_PATH = {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors"}
+VERSION_PATH = {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.cli.signals",
+                "ilp_pyramid.cli.tree", "ilp_pyramid.errors"}
 
 
 def deferrals() -> tuple[int, list[str]]:
-    from tests.test_startup import SOLVE_SMALL
+    from tests.test_startup import KEPT_OFF_A_PUZZLE_COMMAND, SOLVE_SMALL
 
     count, hiding = 0, []
     for name, (_, inner) in sorted(TOP_AND_INNER.items()):
@@ -393,7 +431,8 @@ def deferrals() -> tuple[int, list[str]]:
             heavy = (loaded_by(target) & HEAVY_LIBRARIES) - loaded_by(name)
             cycle = name in loaded_by(target) or target == name
             start_up = any(name in path and target not in path
-                           for path in (SOLVE_SMALL, VERSION_PATH))
+                           for path in (SOLVE_SMALL, VERSION_PATH)) \
+                or any(within(target, kept) for kept in KEPT_OFF_A_PUZZLE_COMMAND)
             if not (heavy or cycle or start_up):
                 hiding.append(f"{PATHS[name].relative_to(PACKAGE.parent)}:{line} {target}")
     return count, hiding

@@ -80,7 +80,7 @@ def test_lns_refuses_options_of_the_exact_method(cli):
 
 
 def test_run_lns_command_reports_progress_to_a_caller(capsys):
-    from ilp_pyramid.commands.lns import run_lns_command
+    from ilp_pyramid.cli.bel.lns import run_lns_command
 
     seen: list[tuple[int, float]] = []
     code = run_lns_command(6, "sat", 1.0, 1, None, True,

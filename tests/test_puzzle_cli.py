@@ -15,9 +15,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ilp_pyramid import puzzle_cli
 from ilp_pyramid.backends.base import Result as BackendResult
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.cli import puzzle as puzzle_cli
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.dimacs import read_dimacs
 from ilp_pyramid.protocol import Model
@@ -233,6 +233,43 @@ def test_a_hand_written_group_keeps_its_own_commands():
     assert invoke(app, "solve").stdout == "own\n"
 
 
+def test_a_text_render_hook_draws_the_solution_in_place_of_the_puzzles_text():
+    # What IQ's coloured terminal text is (cli/iq.py): a hook of the command, not a subclass.
+    drawn = []
+
+    def text_render(instance: int, solution: int) -> str:
+        drawn.append((instance, solution))
+        return f"drawn {instance} -> {solution}\n"
+
+    app = typer.Typer()
+    app.command("solve")(puzzle_cli.solve_command(Tiny(), text_render=text_render))
+    app.command("other")(lambda: None)  # a group, so that `solve` is a name to type
+    done = invoke(app, "solve", "-s", "kissat")
+    assert done.exit_code == 0 and drawn == [(1, 2)]
+    assert "drawn 1 -> 2\n" in done.stdout
+    assert Tiny().render(1, 2, "text") not in done.stdout
+    done = invoke(app, "solve", "-s", "kissat", "--json")  # --json draws nothing
+    assert drawn == [(1, 2)] and json.loads(done.stdout)["status"] == "solved"
+
+
+def test_a_group_builds_its_bench_only_for_the_bench_command():
+    listed = puzzle_cli.app_for(Tiny(), then="solve")
+    full = puzzle_cli.app_for(Tiny())
+    short = {name: typer.main.get_command(app).commands["bench"].get_short_help_str(200)
+             for name, app in (("listed", listed), ("full", full))}
+    assert short["listed"] == short["full"] and "tiny's bench grid" in short["full"]
+    assert option_names(listed, "bench") == set()  # a stand-in: no option, never run
+    assert {"--n", "--solver", "--time-limit", "--results"} <= option_names(full, "bench")
+    assert "--puzzle" not in option_names(full, "bench")
+    # A hand-written group is completed in a copy: a command line that ran another command
+    # leaves no stand-in in it for the next tree (the table of docs/cli.md).
+    own = typer.Typer()
+    own.command("solve")(lambda: None)
+    puzzle_cli.app_for(Tiny(), own, then="solve")
+    assert [info.name for info in own.registered_commands] == ["solve"]
+    assert "--results" in option_names(puzzle_cli.app_for(Tiny(), own), "bench")
+
+
 def test_a_solver_answer_the_checker_rejects_is_an_error_not_a_solution(monkeypatch):
     from ilp_pyramid import backends
 
@@ -292,7 +329,7 @@ def test_an_own_option_may_reuse_a_hidden_standard_name():
     code and the puzzle's own options both get the value given."""
     import inspect
 
-    from ilp_pyramid import puzzle_cli
+    from ilp_pyramid.cli import puzzle as puzzle_cli
 
     seen = {}
 

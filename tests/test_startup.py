@@ -19,17 +19,18 @@ except SystemExit as exc:
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
-# The quick path (commands/quick.py) solves through the one solve path (protocol.py, Bel's
-# Puzzle object in puzzles/bel/puzzle.py) and prints through commands/bel_exact.py, as the
+# The quick path (cli/bel/quick.py) solves through the one solve path (protocol.py, Bel's
+# Puzzle object in puzzles/bel/puzzle.py) and prints through cli/bel/exact.py, as the
 # Typer command does.
 SOLVE_SMALL = {
-    "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.output",
+    "ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.cli.signals", "ilp_pyramid.cli.tree",
+    "ilp_pyramid.errors", "ilp_pyramid.output",
     "ilp_pyramid.parsing", "ilp_pyramid.progress", "ilp_pyramid.protocol",
     "ilp_pyramid.backends", "ilp_pyramid.backends.base", "ilp_pyramid.backends.forms",
     "ilp_pyramid.backends.linear",
     "ilp_pyramid.backends.process", "ilp_pyramid.backends.sat",
     "ilp_pyramid.backends.solvers", "ilp_pyramid.cardinality", "ilp_pyramid.extras",
-    "ilp_pyramid.commands", "ilp_pyramid.commands.bel_exact", "ilp_pyramid.commands.quick",
+    "ilp_pyramid.cli.bel", "ilp_pyramid.cli.bel.exact", "ilp_pyramid.cli.bel.quick",
     "ilp_pyramid.formats", "ilp_pyramid.formats.dimacs", "ilp_pyramid.formats.fileio",
     "ilp_pyramid.puzzles", "ilp_pyramid.puzzles.bel", "ilp_pyramid.puzzles.bel.auto",
     "ilp_pyramid.puzzles.bel.cnf", "ilp_pyramid.puzzles.bel.geometry",
@@ -78,12 +79,18 @@ def test_a_small_solve_loads_only_the_sat_path(args):
     assert not probe.stdlib & UNUSED_STDLIB, sorted(probe.stdlib & UNUSED_STDLIB)
 
 
+# `--version` (and what `--help` loads before Typer): the entry point, the signals it installs
+# first, the tree's table, the errors.
+VERSION = {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.cli.signals", "ilp_pyramid.cli.tree",
+           "ilp_pyramid.version",
+           "ilp_pyramid.errors"}
+
+
 def test_version_loads_nothing_else():
     code, ours, third, out = probe("--version")
     assert code == 0 and out.startswith("ilp-pyramid ")
     assert third == set()
-    # version.py reads the installed distribution's version, apart from the front door
-    assert ours == {"ilp_pyramid", "ilp_pyramid.cli", "ilp_pyramid.errors", "ilp_pyramid.version"}
+    assert ours == VERSION
 
 
 def test_other_command_lines_still_go_through_typer():
@@ -137,8 +144,22 @@ def test_the_top_level_help_lists_what_the_commands_say_without_loading_them():
     # No puzzle (a group's line is its title, from the registry's TITLES) and no command.
     puzzle_modules = {name for name in ours if name.startswith("ilp_pyramid.puzzles.")}
     assert not puzzle_modules, sorted(puzzle_modules)
-    commands = {name for name in ours if name.startswith("ilp_pyramid.commands.")}
+    commands = {name for name in ours if name.startswith("ilp_pyramid.cli.")} - VERSION
     assert not commands, sorted(commands)
+
+
+# What a puzzle's command does not load: the bench (its group's `bench` is built only when it
+# is the command that runs).
+KEPT_OFF_A_PUZZLE_COMMAND = {"ilp_pyramid.cli.bench", "ilp_pyramid.bench"}
+
+
+def test_a_puzzle_command_loads_no_bench():
+    code, ours, third, out = probe("insanity", "solve", "--json")
+    assert code == 0 and json.loads(out)["status"] == "solved"
+    assert "ilp_pyramid.cli.puzzle" in ours
+    loaded = {name for name in ours for kept in KEPT_OFF_A_PUZZLE_COMMAND
+              if name == kept or name.startswith(kept + ".")}
+    assert not loaded, sorted(loaded)
 
 
 HEAVY = ("pulp", "highspy", "numba", "numpy", "pysat", "ortools", "matplotlib", "plotly",
@@ -158,6 +179,21 @@ def test_importing_the_package_and_its_puzzles_loads_no_solver_and_no_plotting()
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
 
 
+def test_the_python_bench_loads_no_command_line():
+    # ilp_pyramid.run_bench and the session it runs: the bench's library, not its command.
+    code = ("import json, sys, ilp_pyramid\n"
+            "ilp_pyramid.run_bench\n"
+            "import ilp_pyramid.bench.session\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stdout))
+    assert "ilp_pyramid.bench.api" in loaded
+    assert not {"typer", "click"} & {name.split(".")[0] for name in loaded}
+    assert not {name for name in loaded if name.split(".")[:2] == ["ilp_pyramid", "cli"]}
+
+
 def test_the_registry_titles_are_the_puzzles_own():
     from ilp_pyramid import puzzles
 
@@ -168,7 +204,7 @@ def test_the_registry_titles_are_the_puzzles_own():
 def test_the_puzzle_commands_load_no_package_metadata():
     # The bench's records name the package's version; read when a record is written, the
     # metadata (about 14 ms) stays out of every command that merely builds the bench's options.
-    code = ("import sys, ilp_pyramid.puzzle_cli\n"
+    code = ("import sys, ilp_pyramid.cli.puzzle\n"
             "print('importlib.metadata' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)

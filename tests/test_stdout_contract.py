@@ -110,14 +110,14 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     *mip_rows("sudoku-cube solve", ["{tmp}/cube.txt"]),
     ("sudoku-cube apply", ["{tmp}/cube.txt", "R U", "--json"], SOLVED),
     ("sudoku-cube export", ["{tmp}/cube.txt", "-o", "{tmp}/cube.lp", "--json"], SOLVED),
-    # The puzzle group written once against the protocol (puzzle_cli), Instant Insanity's.
+    # The puzzle group written once against the protocol (cli/puzzle.py), Instant Insanity's.
     *mip_rows("insanity solve", []),
     *sat_rows("insanity solve", [], CPSAT),
     ("insanity verify", ["{fixtures}/insanity/classic-tower.json", "--json"], SOLVED),
     ("insanity export", ["-o", "{tmp}/insanity.cnf", "--json"], SOLVED),
     ("insanity render", ["{fixtures}/insanity/classic-tower.json", "-f", "svg", "--json"],
      SOLVED),
-    # The standard commands the hand-written groups get from the protocol (puzzle_cli).
+    # The standard commands the hand-written groups get from the protocol (cli/puzzle.py).
     ("views verify", ["{fixtures}/views/solved.json", "--json"], SOLVED),
     ("views render", ["{fixtures}/views/solved.json", "-f", "svg", "-o", "{tmp}/v.svg",
                       "--json"], SOLVED),
@@ -126,7 +126,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("sudoku-cube verify", ["{fixtures}/sudoku_cube/solved.json", "--json"], SOLVED),
     ("sudoku-cube render", ["{fixtures}/sudoku_cube/solved.json", "-f", "svg", "-o",
                             "{tmp}/cube.svg", "--json"], SOLVED),
-    # A group's bench is the one bench with --puzzle fixed (puzzle_cli): one group's in the
+    # A group's bench is the one bench with --puzzle fixed (cli/puzzle.py): one group's in the
     # default suite, the others (the same code, seconds of runs each) under `slow`.
     ("insanity bench", ["--n", "4", "--solver", "kissat", "--time-limit", "30",
                         "--results", "{tmp}/ins.jsonl", "--json"], SOLVED),

@@ -1,16 +1,17 @@
-"""`ilp-pyramid bench`: the one benchmark runner of the package, and the source of every
-measured table in the README.
+"""The one benchmark runner of the package (`ilp-pyramid bench`, `ilp_pyramid.run_bench`), and
+the source of every measured table in the README.
 
 - grid.py: a puzzle's grid (its bench cases from the registry x extra axes x solvers x
   repeats), and the parsing of those dimensions;
 - commands.py: argv templates of any command, the package's or an outside program's;
 - runner.py: one run in its own process group (wall, CPU, memory, hard kill, signals);
-- session.py: runs in turn, each recorded and appended at once; resume; clean stop;
+- session.py: runs in turn, each recorded and appended at once; clean stop;
 - records.py: the JSON-lines results file (machine facts per record, defensive reading);
 - summary.py, render.py: tables and plots from records; README blocks regenerated;
 - scores.py, plots.py: the field's scores (PAR-2, the virtual best solver) and pictures
   (cactus plots, performance profiles) from records;
-- cli.py: the `bench`, `bench report`, `bench plot` and `bench render` commands.
+- the `bench`, `bench report`, `bench plot` and `bench render` commands (and --resume)
+  are the command line's: ilp_pyramid/cli/bench.py. Nothing here imports ilp_pyramid.cli.
 
 The bench imports no puzzle: it reaches one through the registry (`ilp_pyramid.puzzles.get`)
 and the protocol. Names are loaded on first use, so that importing the runner stays light.

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ilp_pyramid.bench.grid import parse_list, puzzle_runs
+from ilp_pyramid.bench.grid import default_solvers, parse_list, puzzle_runs
 from ilp_pyramid.bench.records import check_results_path, latest_by_key, read_results
+from ilp_pyramid.bench.runner import hard_limit
 
 
 def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
@@ -31,7 +32,6 @@ def run_bench(puzzle: str, sizes: Sequence[int] | None = None,
     `--formulation V`); `results` also appends every record to that JSON-lines file (and
     skips the runs it holds, as `bench --resume`). InputError for a grid the puzzle refuses.
     """
-    from ilp_pyramid.bench.cli import default_solvers, hard_limit
     from ilp_pyramid.bench.session import run_all
 
     axes = [(name, [str(value) for value in values]) for name, values in (grid or {}).items()]

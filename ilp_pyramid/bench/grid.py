@@ -30,6 +30,7 @@ from ilp_pyramid.bench.commands import (
     solver_kinds,
 )
 from ilp_pyramid.errors import InputError
+from ilp_pyramid.extras import available
 from ilp_pyramid.protocol import BenchCase
 
 __all__ = ["CommandSpec", "PuzzleRun", "Spec", "Template", "command_grid", "parse_axis",
@@ -44,6 +45,12 @@ RESERVED = frozenset({"key", "label", "puzzle", "solver", "seed", "repeat", "tim
 _AXIS = re.compile(r"^([A-Za-z][\w-]*)=(.*)$", re.S)
 
 Fits = Callable[[Mapping[str, Any], str], bool]
+
+
+def default_solvers() -> str:
+    """The default MIP-vs-SAT grid: every open MIP solver that is installed, and Kissat."""
+
+    return ",".join(["highs", "cbc", *(["scip"] if available("pyscipopt") else []), "kissat"])
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,14 @@ from ilp_pyramid.backends import process
 from ilp_pyramid.backends.process import kill_group
 
 POLL_SECONDS = 0.05
+# Time a run gets beyond its --time-limit (model building, process start) before it is killed.
+GRACE_SECONDS = 30.0
+GRACE_FRACTION = 0.1
+
+
+def hard_limit(time_limit: float) -> float:
+    """The wall-clock seconds after which a run of that time limit is killed (a timeout)."""
+    return time_limit + GRACE_SECONDS + GRACE_FRACTION * time_limit
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """A bench session: run each spec (runner.py), record it with the machine's facts
-(records.py), append it at once, skip what a resumed file holds, stop cleanly on a signal."""
+(records.py), append it at once; SIGINT/SIGTERM stop it cleanly. The command's side (the
+results file's lock, --resume, the error lines) is cli/bench.py's."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ilp_pyramid.backends.process import interruptible
@@ -21,24 +23,17 @@ from ilp_pyramid.bench.records import (
     SOLVED,
     TIMEOUT,
     append_record,
-    check_results_path,
-    latest_by_key,
     load_average,
     loads_object,
     machine_facts,
     model_options_of,
     now,
     plain_number,
-    read_results,
 )
 from ilp_pyramid.bench.runner import run_process
-from ilp_pyramid.cli_common import console, err_console, fail
-from ilp_pyramid.errors import InputError, Interrupted
-from ilp_pyramid.formats.lock import hold
+from ilp_pyramid.output import say
 
 if TYPE_CHECKING:
-    import click
-
     from ilp_pyramid.bench.grid import Spec
 
 
@@ -162,6 +157,7 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
     """
     if not pending:
         return
+    err_console = Console(stderr=True, highlight=False, soft_wrap=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(),
                         TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
                         console=err_console, transient=True,
@@ -176,8 +172,8 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             progress.advance(task)
             if not err_console.is_terminal and not quiet:
                 where = f" on {record['host']}" if record.get("host") else ""
-                err_console.print(f"{spec.describe()}: {record['status']} "
-                                  f"{record['wall_seconds']:.2f} s wall{where}", markup=False)
+                say(f"{spec.describe()}: {record['status']} "
+                    f"{record['wall_seconds']:.2f} s wall{where}")
 
         if scheduler is not None:
 
@@ -192,79 +188,5 @@ def run_all(pending: Sequence[Spec], kill_after: float, results: Path | None,
             take(spec, run_one(spec, kill_after, bench_argv))
 
 
-def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
-            bench_argv: Sequence[str] = (), quiet: bool = False,
-            scheduler: str | None = None, warmup: int = 0) -> tuple[dict[str, dict], int]:
-    """The command-line side of a bench: lock the results file, check it, skip what it holds
-    (with --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
-
-    Returns the records by key (old and new) and how many runs ran now.
-    """
-    if results is None:
-        return _execute(specs, None, resume, kill_after, bench_argv, quiet, scheduler, warmup)
-    try:
-        check_results_path(results)
-        with hold(lock_path(results), f"results file {results}"):
-            return _execute(specs, results, resume, kill_after, bench_argv, quiet, scheduler,
-                            warmup)
-    except InputError as exc:  # the lock, or a record that cannot be written
-        fail(str(exc))
-
-
-def lock_path(results: Path) -> Path:
-    """The lock beside a results file: one bench at a time appends to it."""
-    return results.with_name(results.name + ".lock")
-
-
-def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
-             bench_argv: Sequence[str], quiet: bool, scheduler: str | None,
-             warmup: int = 0) -> tuple[dict[str, dict], int]:
-    done: dict[str, dict] = {}
-    if results is not None:
-        try:
-            if results.exists() and results.stat().st_size > 0 and not resume:
-                raise InputError(f"{results} already holds results: add --resume to go on "
-                                 f"with it, or give another --results file")
-            done = latest_by_key(read_results(results, warn=warn))
-            check_results_path(results, writable=True)
-        except InputError as exc:
-            fail(str(exc))
-    pending = [spec for spec in specs if spec.key() not in done]
-    skipped = len(specs) - len(pending)
-    if skipped and not quiet:
-        console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
-    try:
-        run_all(pending, kill_after, results, done, bench_argv, quiet, scheduler, warmup)
-    except Interrupted as exc:
-        finished = sum(spec.key() in done for spec in pending)
-        kept = f"; {finished} finished runs of this session kept in {results}" \
-            if results is not None else ""
-        fail(f"interrupted by {signal.Signals(exc.signum).name}{kept}", exc.exit_code)
-    return done, len(pending)
-
-
 def warn(message: str) -> None:
-    err_console.print(f"warning: {message}", markup=False)
-
-
-def given(ctx: click.Context, name: str) -> bool:
-    """Was option `name` given on the command line (not left at its default)?"""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name == "COMMANDLINE"
-
-
-def invocation(ctx: click.Context) -> list[str]:
-    """The bench's command line as given (options in declaration order), for the records."""
-    argv = ctx.command_path.split()
-    for param in ctx.command.params:
-        if not param.opts or not given(ctx, param.name):
-            continue
-        value = ctx.params[param.name]
-        values = value if isinstance(value, list | tuple) else [value]
-        for item in values:
-            if isinstance(item, bool):
-                flags = param.opts if item else getattr(param, "secondary_opts", [])
-                argv += flags[:1]
-            else:
-                argv += [param.opts[0], str(item)]
-    return argv
+    say(f"warning: {message}")

@@ -14,7 +14,7 @@ Dancing Links).
 An engine whose strategies include a hypothesis (a guess at the shape of a solution, such as
 YStep) searches a part of the puzzle only: when it ends with "infeasible", that is no answer
 about the puzzle, and `solve` hands over to FALLBACKS[N], the fastest hybrid search measured
-at that N. This module is the table and the choice; commands/bel_auto.py runs and prints,
+at that N. This module is the table and the choice; cli/bel/auto.py runs and prints,
 auto_solve.py runs it for the API (`ilp_pyramid.solve("bel", N)` without a solver).
 """
 

@@ -86,9 +86,6 @@ class IQPuzzle:
 
     name = "iq"
     title = "IQ Pyramid / Kanoodle: fill 2-D boards and ball pyramids with the 12 pieces"
-    # Its own commands (show, count, verify, and solve / export with its options); the
-    # standard ones it lacks are added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.commands.iq:app"
     forms = ("exact_cover",)
     # `--solver auto`: the fastest measured overall (docs/iq.md, "Solving times"); `sat`:
     # the SAT solver it runs.

@@ -1,5 +1,5 @@
 """Show a filled (or partly filled) board: letter grids, PNG and SVG pictures (the coloured
-terminal text is the command line's: commands/iq_terminal.py)."""
+terminal text is the command line's: cli/iq_terminal.py)."""
 
 from __future__ import annotations
 

@@ -80,9 +80,6 @@ class SudokuCubePuzzle:
 
     name = "sudoku-cube"
     title = "Sudoku Cube: a Rubik's Cube with digits, every face to show 1-9 upright"
-    # Its hand-written commands (battery, generate, ...); the standard ones it lacks are
-    # added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.commands.sudoku_cube:app"
     forms = ("mip", "cnf")
 
     def instance(self, state: CubeState | str | Mapping[str, Sequence[str]],

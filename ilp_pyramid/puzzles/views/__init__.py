@@ -9,5 +9,5 @@
 - `battery`: the one-million MD5 battery over processes.
 - `render`: the picture of the views beside the cubes.
 
-Its commands are in `ilp_pyramid/commands/views.py`.
+Its commands are in `ilp_pyramid/cli/views.py`.
 """

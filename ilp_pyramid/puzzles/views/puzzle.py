@@ -55,9 +55,6 @@ class ViewsPuzzle:
 
     name = "views"
     title = "Top-front-side views: the fewest cubes in an n x n x n grid that show three views"
-    # Its command group: the standard solve and export with the views' own options, and the
-    # battery; the standard commands it lacks are added from this object (puzzle_cli.app_for).
-    cli_app = "ilp_pyramid.commands.views:app"
     forms = ("mip", "wcnf")
     optimizes = True  # the fewest cubes: an unproved optimum is no answer yet
 

@@ -1,4 +1,4 @@
-"""The long search for sizes nobody has solved (the command: ilp_pyramid/commands/hunt.py).
+"""The long search for sizes nobody has solved (the command: ilp_pyramid/cli/bel/hunt.py).
 
 One hybrid search (lns.driver.solve_lns) per core, on a Dask cluster; the best state is kept
 in a state directory and a restarted hunt resumes from it (docs/hybrid.md).

@@ -7,7 +7,7 @@ import typer
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import solvers
-from ilp_pyramid.cli_common import check_memory, err_console, fail
+from ilp_pyramid.cli.options import check_memory, err_console, fail
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.bel.footprint import model_bytes
 from ilp_pyramid.puzzles.bel.geometry import MAX_N

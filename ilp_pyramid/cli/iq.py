@@ -1,6 +1,6 @@
 """`ilp-pyramid iq ...`: IQ Pyramid / Kanoodle boards — solve, count, verify, show, export.
 
-`solve` and `export` are the standard commands (puzzle_cli) with IQ's own options: the BOARD
+`solve` and `export` are the standard commands (cli/puzzle.py) with IQ's own options: the BOARD
 argument, `--given`, `--pieces` (and `--png` for solve); `count`, `verify` and `show` are
 IQ's own. Every solve goes through `protocol.solve`, which checks the filling with the
 independent checker (verify/iq.py) before anything is printed.
@@ -20,7 +20,8 @@ from rich.table import Table
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import process, solvers
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.iq_terminal import coloured
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Jobs,
@@ -37,15 +38,14 @@ from ilp_pyramid.cli_common import (
     print_json,
     print_table,
 )
-from ilp_pyramid.commands.iq_terminal import coloured
+from ilp_pyramid.cli.puzzle import Call, export_command, solve_command
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
-from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
 from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
-from ilp_pyramid.puzzles.iq.puzzle import PUZZLE, IQPuzzle
+from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
 from ilp_pyramid.puzzles.iq.render import letter_grid, png_bytes
 
 if TYPE_CHECKING:
@@ -141,16 +141,11 @@ def _fast_exit() -> None:
     gc.freeze()
 
 
-class _OnTheTerminal(IQPuzzle):
+def _on_the_terminal(instance: Instance, solution: dict[int, int]) -> Any:
     """IQ as `solve` shows it: the text picture coloured, every piece on its own colour
     (plain letters when stdout is no terminal), the pyramids' levels side by side."""
-
-    def render(self, instance: Instance, solution: dict[int, int],
-               fmt: str = "text") -> Any:
-        if fmt != "text":
-            return super().render(instance, solution, fmt)
-        return coloured(instance.board, instance.letters(solution), instance.pieces,
-                        color_system=console.color_system)
+    return coloured(instance.board, instance.letters(solution), instance.pieces,
+                    color_system=console.color_system)
 
 
 def _solve_options(
@@ -182,7 +177,7 @@ def _solve_options(
 
 
 app.command("solve")(solve_command(
-    _OnTheTerminal(), _solve_options, hide=_SOLVE_OWN_WAY,
+    PUZZLE, _solve_options, hide=_SOLVE_OWN_WAY, text_render=_on_the_terminal,
     doc="Fill BOARD (completing a challenge with --given, or a random one with "
         "--generate-given K) and print it, each piece a letter.\n\nExit codes: 0 solved, 1 "
         "no solution exists, 2 bad input, 3 time limit reached."))

@@ -1,7 +1,7 @@
 """`ilp-pyramid sudoku-cube ...`: generate, solve, apply, export, bench (verify and render are
-the standard ones, added by `puzzle_cli.app_for`).
+the standard ones, added by `cli/puzzle.py`).
 
-`solve` and `export` are the standard commands (`puzzle_cli.solve_command`, `export_command`)
+`solve` and `export` are the standard commands (`cli/puzzle.py`'s `solve_command`, `export_command`)
 with the cube's own options: its instance is the sticker FILE (with --symmetric digits), its
 model options --parity, its after-options --moves. Every solve goes through `protocol.solve`.
 """
@@ -21,8 +21,8 @@ from ilp_pyramid import extras, protocol
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.bench.grid import puzzle_grid
-from ilp_pyramid.bench.session import execute, invocation
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.bench import execute, invocation
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Json,
@@ -36,12 +36,12 @@ from ilp_pyramid.cli_common import (
     load_input,
     print_json,
     print_table,
+    save,
     solve_options,
 )
+from ilp_pyramid.cli.puzzle import Call, export_command, solve_command
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
-from ilp_pyramid.puzzle_cli import Call, export_command, solve_command
 from ilp_pyramid.puzzles.sudoku_cube import checks
 from ilp_pyramid.puzzles.sudoku_cube.bench_cases import bench_cases
 from ilp_pyramid.puzzles.sudoku_cube.checks import DEFAULT_PARITY, NOT_TURNABLE, RULES

@@ -20,6 +20,7 @@ The bench runs a puzzle through `ilp-pyramid bench` and the puzzle's `bench_case
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
@@ -33,8 +34,7 @@ import typer
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import lowering, solvers
 from ilp_pyramid.backends.base import Status
-from ilp_pyramid.bench.cli import bench
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Format,
@@ -65,6 +65,8 @@ EXIT_CODES = {Status.SOLVED: 0, Status.FEASIBLE: 0, Status.INFEASIBLE: EXIT_NO_S
               Status.ERROR: EXIT_NO_SOLUTION}
 EXPORT_FORMATS = ("lp", "mps", "cnf")
 PICTURE_FORMATS = ("text", "svg", "png")
+# (instance, solution) -> what the terminal shows of a solution: text, or Rich's styled Text.
+TextRender = Callable[[Any, Any], Any]
 # Names of the options that only a puzzle with `generate` takes.
 _GENERATOR_OPTIONS = ("generate", "planted")
 
@@ -98,20 +100,21 @@ class Call:
 
 def group(puzzle: protocol.Puzzle) -> typer.Typer:
     """The puzzle's command group with every standard command that applies to it."""
-    app = typer.Typer(name=puzzle.name, help=puzzle.title, no_args_is_help=True,
-                      add_completion=False, pretty_exceptions_enable=False,
-                      rich_markup_mode=None)
-    add_standard_commands(app, puzzle)
-    return app
+    return app_for(puzzle)
 
 
-def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle) -> list[str]:
-    """Add to `app` the standard commands it does not have yet; returns the names added."""
+def add_standard_commands(app: typer.Typer, puzzle: protocol.Puzzle,
+                          then: str | None = None) -> list[str]:
+    """Add to `app` the standard commands it does not have yet; returns the names added.
+    `then`: the command about to run, when known; `bench` is then built only if it is that
+    one (else a stand-in with its help, for the listing): the bench and its options stay
+    unloaded for every other command."""
     have = {info.name or info.callback.__name__.replace("_", "-")
             for info in app.registered_commands if info.callback is not None}
     makers: dict[str, Callable[[protocol.Puzzle], Callable]] = {
         "solve": _solve_command, "verify": _verify_command, "export": _export_command,
-        "render": _render_command, "bench": _bench_command}
+        "render": _render_command,
+        "bench": _bench_command if then in (None, "bench") else _bench_stand_in}
     if callable(getattr(puzzle, "count", None)):
         makers["count"] = _count_command
     added = []
@@ -185,9 +188,12 @@ def _solve_command(puzzle: protocol.Puzzle) -> Callable:
 
 def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = None,
                   hide: tuple[str, ...] = (), doc: str | None = None,
-                  solver_help: str | None = None) -> Callable:
+                  solver_help: str | None = None,
+                  text_render: TextRender | None = None) -> Callable:
     """The standard `solve` of `puzzle`, with the options of `own` after the standard ones
-    (standard options named in `hide` left out: a puzzle whose instance is not a FILE)."""
+    (standard options named in `hide` left out: a puzzle whose instance is not a FILE);
+    `text_render` draws the solution on the terminal in place of the puzzle's "text"
+    picture (IQ's coloured pieces)."""
 
     def solve(
         file: Path | None = File,
@@ -218,7 +224,7 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
                                     **call.model)
         except InputError as exc:
             fail(str(exc))
-        show_result(puzzle, instance, result, json_out)
+        show_result(puzzle, instance, result, json_out, text_render)
         if call.then is not None:
             call.then(instance, result)
         _save_solution(puzzle, instance, result, output)
@@ -234,15 +240,17 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
 
 
 def show_result(puzzle: protocol.Puzzle, instance: Any, result: protocol.Result,
-                json_out: bool) -> None:
+                json_out: bool, text_render: TextRender | None = None) -> None:
     """The one way a solve result is printed: `Result.to_json()` with --json, else the
-    solution's picture and the puzzle's summary (or the status line)."""
+    solution's picture (the puzzle's "text" one, or `text_render`'s) and the puzzle's
+    summary (or the status line)."""
     if json_out:
         print_json(result.to_json())
         return
     if result.solution is not None:
-        console.print(puzzle.render(instance, result.solution, "text"), end="",
-                      markup=False)
+        picture = text_render(instance, result.solution) if text_render is not None else \
+            puzzle.render(instance, result.solution, "text")
+        console.print(picture, end="", markup=False)
     summary = getattr(puzzle, "summary", None)
     text = summary(instance, result) if summary is not None else str(result)
     console.print(text, end="" if text.endswith("\n") else "\n", markup=False)
@@ -487,24 +495,40 @@ def _count_command(puzzle: protocol.Puzzle) -> Callable:
 def _bench_command(puzzle: protocol.Puzzle) -> Callable:
     """`ilp-pyramid bench --puzzle NAME` as this group's `bench`: the one bench, its options
     but the ones that name what to run."""
+    from ilp_pyramid.cli.bench import bench  # the bench: only for the command that runs it
 
     command = without(bench, ("puzzle", "command", "external", "solved_if"),
-                       fixed={"puzzle": puzzle.name})
-    command.__doc__ = (f"Time {puzzle.name}'s bench grid: its cases x solvers x repeats, each "
-                       f"run in its own process (ilp-pyramid bench --puzzle {puzzle.name}; "
-                       "docs/bench.md).")
+                      fixed={"puzzle": puzzle.name})
+    command.__doc__ = _bench_help(puzzle)
     return command
 
 
-def app_for(puzzle: protocol.Puzzle) -> typer.Typer:
-    """The command group of `puzzle`: its hand-written group (`cli_app`, "module:attribute")
-    completed with the standard commands it lacks, or the standard group alone."""
-    own = getattr(puzzle, "cli_app", None)
-    if own is None:
-        return group(puzzle)
-    import importlib
+def _bench_stand_in(puzzle: protocol.Puzzle) -> Callable:
+    """What lists `bench` in the group's help when another command runs (never run)."""
 
-    module, attribute = own.split(":")
-    app = getattr(importlib.import_module(module), attribute)
-    add_standard_commands(app, puzzle)
+    def bench() -> None:  # pragma: no cover - listed, never run (see add_standard_commands)
+        raise RuntimeError("a listing stand-in ran")
+
+    bench.__doc__ = _bench_help(puzzle)
+    return bench
+
+
+def _bench_help(puzzle: protocol.Puzzle) -> str:
+    return (f"Time {puzzle.name}'s bench grid: its cases x solvers x repeats, each run in its "
+            f"own process (ilp-pyramid bench --puzzle {puzzle.name}; docs/bench.md).")
+
+
+def app_for(puzzle: protocol.Puzzle, own: typer.Typer | None = None,
+            then: str | None = None) -> typer.Typer:
+    """The command group of `puzzle`: its hand-written group `own` (the tree's, cli/tree.py)
+    completed with the standard commands it lacks, or the standard group alone; `then` as
+    for `add_standard_commands`."""
+    if own is None:
+        app = typer.Typer(name=puzzle.name, help=puzzle.title, no_args_is_help=True,
+                          add_completion=False, pretty_exceptions_enable=False,
+                          rich_markup_mode=None)
+    else:  # a copy: the module's group stays as written, each tree completes its own
+        app = copy.copy(own)
+        app.registered_commands = list(own.registered_commands)
+    add_standard_commands(app, puzzle, then)
     return app

@@ -1,11 +1,11 @@
 """`ilp-pyramid solve N`: Bel's Pyramid, the flagship, at the top level.
 
-Not puzzle_cli's standard `solve`: the instance is N, an argument (no FILE, no --generate);
+Not cli/puzzle.py's standard `solve`: the instance is N, an argument (no FILE, no --generate);
 `--method` picks the engine (auto: the measured table, puzzles/bel/auto.py; exact: one solver
 on the whole model through `protocol.solve`; lns: the hybrid search, which is no solver form);
 the text names the model before the solve and the engine after it, and `solve N [--json]` on
-an exact SAT engine is answered before Typer loads (commands/quick.py). The exact method
-solves and prints through commands/bel_exact.py, as the quick path does, and its --json is
+an exact SAT engine is answered before Typer loads (cli/bel/quick.py). The exact method
+solves and prints through cli/bel/exact.py, as the quick path does, and its --json is
 `Result.to_json()` as every puzzle's.
 """
 
@@ -17,7 +17,24 @@ import typer
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends import solvers
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.bel import exact as bel_exact
+from ilp_pyramid.cli.bel.options import (
+    CardOpt,
+    FormulationOpt,
+    SolverOptionOpt,
+    StrategyOpt,
+    check_card,
+    check_formulation,
+    check_model_memory,
+    check_n,
+    check_solver,
+    check_strategies,
+    chosen_strategies,
+    parse_solver_options,
+    split_strategies,
+)
+from ilp_pyramid.cli.bel.pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
+from ilp_pyramid.cli.options import (
     Jobs,
     Json,
     Output,
@@ -33,23 +50,6 @@ from ilp_pyramid.cli_common import (
     solver_names,
     write_output,
 )
-from ilp_pyramid.commands import bel_exact
-from ilp_pyramid.commands.bel_options import (
-    CardOpt,
-    FormulationOpt,
-    SolverOptionOpt,
-    StrategyOpt,
-    check_card,
-    check_formulation,
-    check_model_memory,
-    check_n,
-    check_solver,
-    check_strategies,
-    chosen_strategies,
-    parse_solver_options,
-    split_strategies,
-)
-from ilp_pyramid.commands.bel_pictures import CubesCsvOpt, CubesOpt, HtmlOpt, Pictures, PngOpt
 from ilp_pyramid.puzzles.bel import auto
 
 SolverOpt = like(Solver, show_default="highs with --method exact",
@@ -138,7 +138,7 @@ def solve(
     result = bel_exact.solve_exact(n, entry, formulation, options, card, strategies, engine,
                                    json_out)
     if auto.hands_over(engine, result):
-        from ilp_pyramid.commands.bel_auto import hand_over  # the hybrid search: numpy
+        from ilp_pyramid.cli.bel.auto import hand_over  # the hybrid search: numpy
 
         _exit(hand_over(n, engine, result, time_limit, seed, output, json_out))
         return
@@ -152,8 +152,8 @@ def _search(n: int, method: str, repair: str, engine: auto.Engine | None, given:
             time_limit: float | None, seed: int | None, output: Path | None, json_out: bool,
             jobs: int | None) -> int:
     """--method lns, or auto's hybrid engine: the search's exit code."""
-    from ilp_pyramid.commands.bel_auto import run_lns  # the hybrid search: numpy, numba
-    from ilp_pyramid.commands.lns import check_method, run_lns_command
+    from ilp_pyramid.cli.bel.auto import run_lns  # the hybrid search: numpy, numba
+    from ilp_pyramid.cli.bel.lns import check_method, run_lns_command
 
     check_method(method, repair)
     if given:

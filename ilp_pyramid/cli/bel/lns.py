@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ilp_pyramid.backends import require
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_TIMEOUT,
     console,
     err_console,

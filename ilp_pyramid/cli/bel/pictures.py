@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     Json,
     console,
@@ -17,9 +17,9 @@ from ilp_pyramid.cli_common import (
     load_input,
     print_json,
     print_table,
+    save,
 )
 from ilp_pyramid.extras import need
-from ilp_pyramid.figures import save
 from ilp_pyramid.puzzles.bel.cubes import build_list, parse_any, to_csv
 from ilp_pyramid.puzzles.bel.html import html_text
 from ilp_pyramid.puzzles.bel.render import png_bytes

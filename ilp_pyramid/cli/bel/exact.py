@@ -1,6 +1,6 @@
 """`solve N --method exact` as it runs and prints, without Typer or Rich.
 
-The Typer command (commands/bel.py) and the quick path (commands/quick.py) both solve and
+The Typer command (cli/bel/solve.py) and the quick path (cli/bel/quick.py) both solve and
 print through here, so that they cannot drift apart: the first line before the solve, the
 live status line on a terminal, the one solve path (`protocol.solve`), then the text or the
 `Result.to_json()` object and the exit code.
@@ -20,7 +20,7 @@ from ilp_pyramid.puzzles.bel.auto import Engine
 from ilp_pyramid.puzzles.bel.geometry import cell_count
 from ilp_pyramid.puzzles.bel.puzzle import PUZZLE
 
-# As cli_common's (which loads Typer and Rich): 1 no solution, 3 time limit.
+# As cli/options.py's (which loads Typer and Rich): 1 no solution, 3 time limit.
 EXIT_NO_SOLUTION, EXIT_TIMEOUT = 1, 3
 
 # The end of the live line of a run without a time limit: a MIP solver's bound and node count

@@ -1,7 +1,7 @@
 """`solve N --method auto`'s hybrid-search engines and the hand-over, as they run and print.
 
 Which engine runs, and which one takes over, is puzzles/bel/auto.py's table; here the chosen
-hybrid search runs as `--method lns` would (commands/lns.py), its --json saying
+hybrid search runs as `--method lns` would (cli/bel/lns.py), its --json saying
 `"method": "auto"` and the engine, and an exact engine whose hypotheses left no solution
 hands over to the search of `auto.fallback(N)` with the time that is left.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ilp_pyramid.commands.lns import run_lns_command
+from ilp_pyramid.cli.bel.lns import run_lns_command
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import say
 from ilp_pyramid.puzzles.bel.auto import Engine, fallback, race_jobs

@@ -1,6 +1,6 @@
 """The table of every option of the command line, read from the command tree itself.
 
-    python -m ilp_pyramid.cli_doc > docs/cli.md
+    python -m ilp_pyramid.cli.doc > docs/cli.md
 
 Each row is one parameter as the command tree defines it (flags, type, range, default, help),
 the same fields `--help` draws; tests/test_cli_vocabulary.py regenerates the table, checks each
@@ -25,7 +25,7 @@ HEADER = """\
 # Command-line options
 
 Every option of every command, as its `--help` shows it. Generated from the command tree:
-`python -m ilp_pyramid.cli_doc > docs/cli.md` (a test fails when this file and `--help`
+`python -m ilp_pyramid.cli.doc > docs/cli.md` (a test fails when this file and `--help`
 disagree).
 
 The vocabulary is the same everywhere: a short flag always stands for the same long option,

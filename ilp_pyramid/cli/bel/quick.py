@@ -6,14 +6,14 @@ N <= 3, and `solve 1` is measured against a reference tool that starts fast (doc
 "Measured: against the reference tool"). Any other command line, and any N the table gives
 another engine, goes the usual way (the one option vocabulary stays Typer's; this path
 accepts only what it can answer exactly as the usual path would: same output, same exit
-codes, the same verified solution, printed by the same code, commands/bel_exact.py).
+codes, the same verified solution, printed by the same code, cli/bel/exact.py).
 """
 
 from __future__ import annotations
 
 from ilp_pyramid import protocol
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.commands import bel_exact
+from ilp_pyramid.cli.bel import exact as bel_exact
 from ilp_pyramid.puzzles.bel import auto
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
 from ilp_pyramid.puzzles.bel.puzzle import PUZZLE
@@ -35,7 +35,7 @@ def run(args: list[str]) -> int | None:
     result = bel_exact.solve_exact(n, engine.solver, "counts", SolveOptions(), None,
                                    list(engine.strategies), engine, json_out)
     if auto.hands_over(engine, result):
-        from ilp_pyramid.commands.bel_auto import hand_over  # the search: numpy, Rich
+        from ilp_pyramid.cli.bel.auto import hand_over  # the search: numpy, Rich
 
         return hand_over(n, engine, result, None, None, None, json_out)
     return bel_exact.show(result, json_out)

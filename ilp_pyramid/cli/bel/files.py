@@ -1,7 +1,7 @@
 """Bel's Pyramid as files: `verify` a solution, `export` the model, `read-solution` of an
-outside solver (the public benchmark sets: commands/models.py).
+outside solver (the public benchmark sets: cli/models.py).
 
-Not the standard commands of puzzle_cli: Bel's instance is N, an argument, not a FILE;
+Not the standard commands of cli/puzzle.py: Bel's instance is N, an argument, not a FILE;
 `verify` reads Knuth's drawing and the build list besides JSON; `export` writes the CNF with
 the comment lines that map every variable (`c x 17 Z 3 4 label 2`), which `read-solution`
 reads back, and takes the model's own options (--formulation, --card, --strategy).
@@ -14,18 +14,7 @@ from pathlib import Path
 
 import typer
 
-from ilp_pyramid.cli_common import (
-    EXIT_NO_SOLUTION,
-    Format,
-    Json,
-    Output,
-    console,
-    fail,
-    like,
-    print_json,
-    report_written,
-)
-from ilp_pyramid.commands.bel_options import (
+from ilp_pyramid.cli.bel.options import (
     CardOpt,
     FormulationOpt,
     StrategyOpt,
@@ -36,7 +25,18 @@ from ilp_pyramid.commands.bel_options import (
     check_strategies,
     chosen_strategies,
 )
-from ilp_pyramid.commands.bel_pictures import load_solution
+from ilp_pyramid.cli.bel.pictures import load_solution
+from ilp_pyramid.cli.options import (
+    EXIT_NO_SOLUTION,
+    Format,
+    Json,
+    Output,
+    console,
+    fail,
+    like,
+    print_json,
+    report_written,
+)
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certificate

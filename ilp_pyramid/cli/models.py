@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from ilp_pyramid import library
-from ilp_pyramid.cli_common import Json, console, fail, print_json
+from ilp_pyramid.cli.options import Json, console, fail, print_json
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.formats import mipfile
 from ilp_pyramid.formats.fileio import write_atomic

@@ -8,7 +8,7 @@ import time
 import typer
 from rich.table import Table
 
-from ilp_pyramid.cli_common import Json, console, fail, print_json, print_table
+from ilp_pyramid.cli.options import Json, console, fail, print_json, print_table
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, cell_count, pyramid
 from ilp_pyramid.puzzles.bel.strategies import CATALOGUE, combine
 

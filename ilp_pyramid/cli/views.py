@@ -1,5 +1,5 @@
 """`ilp-pyramid views ...`: the top-front-side puzzle. `solve` and `export` are the standard
-commands (puzzle_cli) with the views' own options, the views given as SPEC, --number or
+commands (cli/puzzle.py) with the views' own options, the views given as SPEC, --number or
 --top/--front/--side; `battery` is the spec's one-million-case battery."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ilp_pyramid import protocol, puzzle_cli
+from ilp_pyramid import protocol
 from ilp_pyramid.backends import solvers
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli import puzzle as puzzle_cli
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     Jobs,
     Json,
@@ -25,9 +26,9 @@ from ilp_pyramid.cli_common import (
     like,
     print_json,
     print_table,
+    save,
 )
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.figures import save
 from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.puzzles.views import battery as bat

@@ -4,7 +4,10 @@ README's measured tables from their results files)."""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -16,32 +19,39 @@ from ilp_pyramid.bench.commands import MAX_REPEAT, with_solved_patterns
 from ilp_pyramid.bench.grid import (
     DEFAULT_PUZZLE,
     command_grid,
+    default_solvers,
     parse_axis,
     parse_list,
     parse_sizes,
     parse_template,
     puzzle_runs,
 )
-from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, read_results
-from ilp_pyramid.bench.session import execute, given, invocation, warn
+from ilp_pyramid.bench.records import (
+    INFEASIBLE,
+    SOLVED,
+    TIMEOUTS,
+    check_results_path,
+    latest_by_key,
+    read_results,
+)
+from ilp_pyramid.bench.runner import hard_limit
+from ilp_pyramid.bench.session import run_all, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
-from ilp_pyramid.cli_common import console, fail, print_json
-from ilp_pyramid.errors import InputError
-from ilp_pyramid.extras import available
+from ilp_pyramid.cli.options import console, fail, print_json
+from ilp_pyramid.errors import InputError, Interrupted
 from ilp_pyramid.formats.fileio import read_bytes, write_atomic
+from ilp_pyramid.formats.lock import hold
+
+if TYPE_CHECKING:
+    import click
+
+    from ilp_pyramid.bench.grid import Spec
 
 MAX_SECONDS = 7 * 24 * 3600.0
-# Time a run gets beyond --time-limit (model building, process start) before it is killed.
-GRACE_SECONDS = 30.0
-GRACE_FRACTION = 0.1
 # The sizes argv templates are expanded over when --n is not given.
 TEMPLATE_SIZES = "2..4"
 
 app = typer.Typer()  # its help: the docstring of `bench` below
-
-
-def hard_limit(time_limit: float) -> float:
-    return time_limit + GRACE_SECONDS + GRACE_FRACTION * time_limit
 
 
 @app.callback(invoke_without_command=True)
@@ -342,7 +352,77 @@ def render(
         console.print(f"{readme}: {blocks} bench blocks, {len(stale)} rewritten", markup=False)
 
 
-def default_solvers() -> str:
-    """The default MIP-vs-SAT grid: every open MIP solver that is installed, and Kissat."""
+def execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
+            bench_argv: Sequence[str] = (), quiet: bool = False,
+            scheduler: str | None = None, warmup: int = 0) -> tuple[dict[str, dict], int]:
+    """The command-line side of a bench: lock the results file, check it, skip what it holds
+    (with --resume), run the rest; on SIGINT/SIGTERM one line and exit 130/143.
 
-    return ",".join(["highs", "cbc", *(["scip"] if available("pyscipopt") else []), "kissat"])
+    Returns the records by key (old and new) and how many runs ran now.
+    """
+    if results is None:
+        return _execute(specs, None, resume, kill_after, bench_argv, quiet, scheduler, warmup)
+    try:
+        check_results_path(results)
+        with hold(lock_path(results), f"results file {results}"):
+            return _execute(specs, results, resume, kill_after, bench_argv, quiet, scheduler,
+                            warmup)
+    except InputError as exc:  # the lock, or a record that cannot be written
+        fail(str(exc))
+
+
+def lock_path(results: Path) -> Path:
+    """The lock beside a results file: one bench at a time appends to it."""
+    return results.with_name(results.name + ".lock")
+
+
+def _execute(specs: Sequence[Spec], results: Path | None, resume: bool, kill_after: float,
+             bench_argv: Sequence[str], quiet: bool, scheduler: str | None,
+             warmup: int = 0) -> tuple[dict[str, dict], int]:
+    done: dict[str, dict] = {}
+    if results is not None:
+        try:
+            if results.exists() and results.stat().st_size > 0 and not resume:
+                raise InputError(f"{results} already holds results: add --resume to go on "
+                                 f"with it, or give another --results file")
+            done = latest_by_key(read_results(results, warn=warn))
+            check_results_path(results, writable=True)
+        except InputError as exc:
+            fail(str(exc))
+    pending = [spec for spec in specs if spec.key() not in done]
+    skipped = len(specs) - len(pending)
+    if skipped and not quiet:
+        console.print(f"resuming {results}: {skipped} of {len(specs)} runs already done")
+    try:
+        run_all(pending, kill_after, results, done, bench_argv, quiet, scheduler, warmup)
+    except Interrupted as exc:
+        finished = sum(spec.key() in done for spec in pending)
+        kept = f"; {finished} finished runs of this session kept in {results}" \
+            if results is not None else ""
+        fail(f"interrupted by {signal.Signals(exc.signum).name}{kept}", exc.exit_code)
+    return done, len(pending)
+
+
+
+
+def given(ctx: click.Context, name: str) -> bool:
+    """Was option `name` given on the command line (not left at its default)?"""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
+def invocation(ctx: click.Context) -> list[str]:
+    """The bench's command line as given (options in declaration order), for the records."""
+    argv = ctx.command_path.split()
+    for param in ctx.command.params:
+        if not param.opts or not given(ctx, param.name):
+            continue
+        value = ctx.params[param.name]
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            if isinstance(item, bool):
+                flags = param.opts if item else getattr(param, "secondary_opts", [])
+                argv += flags[:1]
+            else:
+                argv += [param.opts[0], str(item)]
+    return argv

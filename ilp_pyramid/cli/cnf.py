@@ -16,7 +16,7 @@ from ilp_pyramid import backends
 from ilp_pyramid.backends import solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.backends.sat import shuffled
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Json,

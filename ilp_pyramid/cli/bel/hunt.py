@@ -15,7 +15,7 @@ from statistics import median
 
 import typer
 
-from ilp_pyramid.cli_common import (
+from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
     EXIT_TIMEOUT,
     Jobs,

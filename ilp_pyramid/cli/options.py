@@ -175,3 +175,11 @@ def write_output(path: Path | None, text: str | None) -> None:
         write_atomic(path, text)
     except InputError as exc:
         fail(f"{exc} (the result is printed above)")
+
+
+def save(path: Path, content: str | bytes) -> None:
+    """Write atomically; a path that cannot be written is a usage error (exit 2), one line."""
+    try:
+        write_atomic(path, content)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror}")

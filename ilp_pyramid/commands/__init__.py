@@ -1,2 +1,0 @@
-"""The command line: one module of Typer commands per puzzle or tool; the models live in
-puzzles/."""
