@@ -97,6 +97,29 @@ Solver = typer.Option(None, "--solver", "-s", help="The solver.")
 Verbose = typer.Option(False, "--verbose", "-v", help="Show the solver's log (on stderr).")
 
 
+def register_solver_commands(param: typer.CallbackParam, value: list[str] | None
+                             ) -> list[str]:
+    """Option callback for --solver-command: each NAME=FORMAT:COMMAND becomes a line of the
+    solver table (backends/external.py) before the command resolves its --solver."""
+    from ilp_pyramid.backends import external
+
+    for text in value or []:
+        try:
+            external.register(text)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc), param=param) from None
+    return list(value or [])
+
+
+SolverCommand = typer.Option(
+    None, "--solver-command", callback=register_solver_commands,
+    help="An outside solver NAME=FORMAT:COMMAND that --solver then names (repeatable): "
+         "FORMAT cnf (SAT Competition output), wcnf (MaxSAT Evaluation output) or mps (a "
+         "solution file: MIPLIB .sol, glpsol -w or cbc's); COMMAND with {file} for the "
+         "instance and, for mps, {solution} for the file it writes, e.g. "
+         "'picosat=cnf:picosat {file}' (docs/backends.md).")
+
+
 def like(option: Any, **changes: Any) -> Any:
     """A copy of a shared option with its own default, help or show_default: the spelling,
     short flag, type and checks stay those of the vocabulary."""

@@ -136,6 +136,23 @@ SOLVERS: tuple[Solver, ...] = (
 # An alias resolves to its line under its own name, so results say the name a user gave.
 _BY_NAME = {s.name: s for s in SOLVERS} | {
     a: replace(s, name=a, aliases=()) for s in SOLVERS for a in s.aliases}
+_BUILTIN = frozenset(_BY_NAME)
+
+
+def register(entry: Solver) -> Solver:
+    """Add a line made at run time (an outside program: external.py) to the table; a line
+    of the same name added before is replaced. InputError for a name of the package's own."""
+    global SOLVERS
+    if entry.name in _BUILTIN:
+        raise InputError(f"{entry.name!r} is one of the package's own solvers")
+    SOLVERS = (*(s for s in SOLVERS if s.name != entry.name), entry)
+    _BY_NAME[entry.name] = entry
+    return entry
+
+
+def builtin_names() -> frozenset[str]:
+    """The names (aliases too) of the package's own solvers, which no added line takes."""
+    return _BUILTIN
 
 
 def solver(name: str | Solver) -> Solver:

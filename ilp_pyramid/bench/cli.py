@@ -25,7 +25,7 @@ from ilp_pyramid.bench.grid import (
 from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, read_results
 from ilp_pyramid.bench.session import execute, given, invocation, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
-from ilp_pyramid.cli_common import console, fail, print_json
+from ilp_pyramid.cli_common import SolverCommand, console, fail, print_json
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.extras import available
 from ilp_pyramid.formats.fileio import read_bytes, write_atomic
@@ -57,6 +57,7 @@ def bench(
                                show_default="highs,cbc,scip,kissat: those the puzzle "
                                             "takes, scip where installed",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
+    solver_command: list[str] = SolverCommand,
     axis: list[str] = typer.Option(
         None, "--grid",
         help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "
