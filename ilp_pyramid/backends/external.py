@@ -233,14 +233,15 @@ class Usage:
 
     wall_seconds: float
     cpu_seconds: float
-    peak_rss_mb: float
+    peak_rss_mb: float | None  # None: not measured (it ended before a sample could be taken)
     exit_code: int
     stopped: bool  # the time limit stopped it (SIGTERM, then SIGKILL if it went on)
 
     def as_dict(self) -> dict:
         return {"wall_seconds": round(self.wall_seconds, 3),
                 "cpu_seconds": round(self.cpu_seconds, 3),
-                "peak_rss_mb": round(self.peak_rss_mb, 1), "exit_code": self.exit_code,
+                "peak_rss_mb": None if self.peak_rss_mb is None else round(self.peak_rss_mb, 1),
+                "exit_code": self.exit_code,
                 "stopped_by_time_limit": self.stopped}
 
 
@@ -300,10 +301,11 @@ def run_child(argv: Sequence[str], options: SolveOptions, stdout: object,
     child.returncode = os.waitstatus_to_exitcode(status)
     # rusage's peak also counts this process's image, copied at the fork before the exec:
     # the child's own only when it went above that; otherwise the samples taken as it ran.
+    # None: it ended before the first sample, below that image.
     if rusage.ru_maxrss > fork_kb + 1024:
         peak_kb = max(peak_kb, rusage.ru_maxrss)
     return Usage(time.perf_counter() - start, rusage.ru_utime + rusage.ru_stime,
-                 peak_kb / 1024, child.returncode, termed is not None)
+                 peak_kb / 1024 if peak_kb else None, child.returncode, termed is not None)
 
 
 def _signal_group(pgid: int, signum: int) -> None:
