@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -23,7 +24,7 @@ from ilp_pyramid.backends import external, solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.bench.scores import score_report
 from ilp_pyramid.errors import InputError
-from tests.proctools import alive
+from tests.proctools import alive, interrupted, signal_and_time
 
 FAKE = Path(__file__).parent / "fixtures" / "outside" / "fake_solver.py"
 PYTHON = shlex.quote(sys.executable)
@@ -218,6 +219,34 @@ def test_the_time_limit_stops_the_child_and_its_group(tmp_path):
     assert spent < 0.5 + external.TERM_GRACE + 3
     grandchild = int(pidfile.read_text())
     assert not alive({grandchild})
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_stops_the_child_and_its_group(tmp_path, signum):
+    pidfile = tmp_path / "grandchild"
+    ilp_pyramid.register_solver("hang", "cnf", fake("hang", str(pidfile)))
+    code, took, left = interrupted(
+        lambda: ilp_pyramid.solve(BEL, BEL.instance(2), solver="hang"), signum, after=1.0)
+    assert code == 128 + signum and took < 1.0 + 2.0 and not left
+    assert not alive({int(pidfile.read_text())})
+
+
+def test_cli_interrupted_leaves_no_solver_behind(tmp_path):
+    """`solve` with an outside solver, stopped by SIGTERM: exit 143 within 2 s, and the
+    solver's grandchild is gone too."""
+    pidfile = tmp_path / "grandchild"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ilp_pyramid", "solve", "2", "--solver-command",
+         f"hang=cnf:{fake('hang', str(pidfile))}", "--solver", "hang", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not pidfile.exists() or not pidfile.read_text().strip():
+        assert child.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    code, took = signal_and_time(child, signal.SIGTERM)
+    assert code == 143 and took < 2.0
+    assert child.stdout.read() == b""  # nothing the solver printed reaches stdout
+    assert not alive({int(pidfile.read_text())})
 
 
 def test_the_maxsat_and_mip_readers_refuse_what_they_cannot_read():
