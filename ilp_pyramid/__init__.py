@@ -82,11 +82,9 @@ def register_solver(name: str, format: str, command: str) -> Solver:  # noqa: A0
     """Add an outside program to the solver table under `name`: `solve` and `run_bench`
     then take it like any other solver. `format` is what it reads, "cnf", "wcnf" or "mps";
     `command` has `{file}` for the instance and, for "mps", `{solution}` for the solution
-    file it writes (docs/backends.md). InputError (one line) for a bad definition.
-
-        >>> import ilp_pyramid
-        >>> ilp_pyramid.register_solver("picosat", "cnf", "picosat {file}").family
-        'sat'
+    file it writes (docs/backends.md). InputError (one line) for a bad definition. E.g.
+    `register_solver("picosat", "cnf", "picosat {file}")`, then `solve(bel, bel.instance(3),
+    solver="picosat")`: Debian's PicoSAT, its answer checked like every other.
     """
     from ilp_pyramid.backends import external
 
