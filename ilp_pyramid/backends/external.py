@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import select
 import shlex
 import shutil
 import signal
@@ -266,13 +265,13 @@ def run_child(argv: Sequence[str], options: SolveOptions, stdout: object,
     """Run `argv` in its own process group and wait, keeping `options.time_limit` (SIGTERM
     to the group, SIGKILL TERM_GRACE s later); SIGINT/SIGTERM here kill the group and raise
     `errors.Interrupted`. Nothing of the group is left when it returns or raises."""
-    fork_kb = _hwm_kb(os.getpid(), "VmRSS:")
+    fork_kb = process.status_kb(Path("/proc/self"), "VmRSS:")
     start = time.perf_counter()
     child = process.start(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr)
     limit = options.time_limit
     termed: float | None = None
     peak_kb, reaped = 0, False
-    pause, close = _exit_waiter(child.pid)
+    pause, close = process.exit_waiter(child.pid)
     try:
         with process.interruptible():
             reported = start
@@ -281,7 +280,7 @@ def run_child(argv: Sequence[str], options: SolveOptions, stdout: object,
                 if pid:
                     reaped = True
                     break
-                peak_kb = max(peak_kb, _hwm_kb(child.pid))
+                peak_kb = max(peak_kb, process.status_kb(Path(f"/proc/{child.pid}")))
                 now = time.perf_counter()
                 if limit is not None and termed is None and now - start >= limit:
                     _signal_group(child.pid, signal.SIGTERM)
@@ -313,28 +312,6 @@ def _signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
     except (ProcessLookupError, PermissionError):
         pass
-
-
-def _exit_waiter(pid: int):
-    """(pause, close): pause(s) sleeps up to s seconds, waking the moment `pid` exits (a
-    pidfd, Linux 5.3+; a plain sleep elsewhere)."""
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return time.sleep, lambda: None
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return (lambda seconds: poller.poll(seconds * 1000)), (lambda: os.close(fd))
-
-
-def _hwm_kb(pid: int, field: str = "VmHWM:") -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
 
 
 # --- reading the answer -----------------------------------------------------------------
