@@ -6,6 +6,7 @@ skips its test here and fails it in CI (CI=true), where .ci/run installs them.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shlex
@@ -88,7 +89,7 @@ def test_a_definition_is_a_line_of_the_one_table():
     assert solvers.names().count("pico") == 1
     assert solvers.solver("pico").command == "picosat -v {file}"
     with pytest.raises(InputError, match="one of the package's own"):
-        solvers.register(solvers.replace(entry, name="highs"))
+        solvers.register(dataclasses.replace(entry, name="highs"))
 
 
 def test_a_program_not_on_the_path_is_refused_before_any_model_is_built():
@@ -292,6 +293,14 @@ def test_bench_scores_picosat_beside_kissat(tmp_path):
     assert all(r["status"] == "solved" for r in records)
     solved = _solved(score_report(records))
     assert solved == {"kissat": 2, "picosat": 2}
+
+
+def test_run_bench_takes_a_solver_registered_in_python(tmp_path):
+    need("picosat")
+    ilp_pyramid.register_solver("picosat", "cnf", "picosat {file}")
+    rows = ilp_pyramid.run_bench("bel", [2], ["picosat"], time_limit=60)
+    assert [(r["solver"], r["status"], r["solver_command"]) for r in rows] == [
+        ("picosat", "solved", "picosat=cnf:picosat {file}")]
 
 
 def test_bench_scores_an_mps_solver_beside_highs(tmp_path):
