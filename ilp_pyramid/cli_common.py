@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from ilp_pyramid.backends import external
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.backends.solvers import listing
 from ilp_pyramid.errors import InputError, one_line
@@ -101,8 +102,6 @@ def register_solver_commands(param: typer.CallbackParam, value: list[str] | None
                              ) -> list[str]:
     """Option callback for --solver-command: each NAME=FORMAT:COMMAND becomes a line of the
     solver table (backends/external.py) before the command resolves its --solver."""
-    from ilp_pyramid.backends import external
-
     for text in value or []:
         try:
             external.register(text)
