@@ -46,8 +46,8 @@ _LAZY = {
 }
 
 __all__ = ["BenchCase", "Infeasible", "InputError", "Model", "Puzzle", "Result", "SolveOptions",
-           "Solver", "Status", "puzzle", "puzzle_names", "run_bench", "solve", "solver",
-           "solvers"]
+           "Solver", "Status", "puzzle", "puzzle_names", "register_solver", "run_bench", "solve",
+           "solver", "solvers"]
 
 
 def puzzle(name: str) -> Puzzle:
@@ -78,6 +78,20 @@ def solver(name: str) -> Solver:
     from ilp_pyramid.backends import solvers as table
 
     return table.solver(name)
+
+
+def register_solver(name: str, format: str, command: str) -> Solver:  # noqa: A002
+    """Add an outside program to the solver table under `name`: `solve` and `run_bench`
+    then take it like any other solver. `format` is what it reads, "cnf", "wcnf" or "mps";
+    `command` has `{file}` for the instance and, for "mps", `{solution}` for the solution
+    file it writes (docs/backends.md). InputError (one line) for a bad definition. E.g.
+    `register_solver("picosat", "cnf", "picosat {file}")`, then `solve(bel, bel.instance(3),
+    solver="picosat")`: Debian's PicoSAT, its answer checked like every other.
+    """
+    from ilp_pyramid.backends import outside
+
+    return outside.register(outside.outside_solver(name, format, command))
+
 
 
 def __getattr__(name: str):

@@ -168,7 +168,10 @@ class Result:
         common = {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
                   "form": self.form, "seconds": round(self.seconds, 4),
                   "model_options": dict(self.model_options or {}),
-                  **({"detail": self.detail} if self.detail else {})}
+                  **({"detail": self.detail} if self.detail else {}),
+                  # an outside program's run, as runsolver reports it (backends/external.py)
+                  **({"solver_usage": self.backend.usage}
+                     if self.backend is not None and self.backend.usage else {})}
         return {**common, **{k: v for k, v in self.keys.items() if k not in common}}
 
     def __str__(self) -> str:

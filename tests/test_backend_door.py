@@ -61,8 +61,10 @@ def test_a_line_registered_at_run_time_is_resolved_and_solves(scratch_table):
     assert cover.status is Status.SOLVED and sorted(cover.rows) == [0, 3, 4]
     with pytest.raises(InputError, match="does not take a wcnf"):
         backends.solve(lowering.to_wcnf(backends.ExactCoverForm(KNUTH, 7)), "mini")
-    with pytest.raises(InputError, match="is taken"):
-        solvers.register(dataclasses.replace(line, aliases=()))
+    again = solvers.register(dataclasses.replace(line, aliases=(), plugin="glucose4"))
+    assert solvers.solver("mini") is again and [s.name for s in solvers.SOLVERS].count("mini") == 1
+    with pytest.raises(InputError, match="package's own"):
+        solvers.register(dataclasses.replace(line, name="kissat", aliases=()))
     with pytest.raises(InputError, match="unknown family"):
         solvers.register(Solver("odd", "quantum", ("cnf",), "ilp_pyramid.backends.sat"))
 

@@ -126,6 +126,8 @@ class Result:
     objective: float | None = None
     message: str = ""
     rows: list[int] = field(default_factory=list)  # exact cover: the chosen rows
+    # An outside program's run (external.py): wall and CPU seconds, peak memory, exit code.
+    usage: dict = field(default_factory=dict)
 
     @property
     def has_solution(self) -> bool:

@@ -15,6 +15,8 @@ Shared by the SAT and CP-SAT workers, CBC and the benchmark runner:
 - `forked()` runs a solve in a forked child that answers on a pipe, and reaps it;
   `solve_forked()` is the whole round trip for a backend (the SAT, MaxSAT and linear search
   ones): the child's frame (`_child_main`) and its answers read into one `Result`.
+- `exit_waiter` and `status_kb` watch a child that runs a program (the benchmark runner's
+  runs, the outside solvers of external.py): a wait that wakes when it exits, its peak memory.
 - `native_output()` is held while native solver code runs in this process: file descriptor 1
   points at /dev/null (or at stderr, for a log the user asked for), so nothing a C library
   prints reaches the package's stdout (highspy 1.16 prints a banner when a `Highs` object is
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -33,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.backends.base import Result, SolveOptions, Status
@@ -391,3 +395,31 @@ def reap(child: multiprocessing.process.BaseProcess) -> None:
     if child.is_alive():
         child.kill()
     child.join(KILL_GRACE)
+
+
+def exit_waiter(pid: int) -> tuple[Callable[[float], object], Callable[[], None]]:
+    """(pause, close): pause(s) sleeps up to s seconds but wakes the moment `pid` exits.
+
+    Through a pidfd where the system has one (Linux 5.3+), so a run's wall time is not
+    rounded up to the poll step (it was: start-up runs came out in steps of 0.05 s); a plain
+    sleep elsewhere.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return time.sleep, lambda: None
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return (lambda seconds: poller.poll(seconds * 1000)), (lambda: os.close(fd))
+
+
+def status_kb(proc: Path, field: str = "VmHWM:") -> int:
+    """A size in kB from /proc/PID/status (`proc` that folder): the peak resident size
+    (VmHWM) by default; 0 for a process gone or a field it lacks."""
+    try:
+        for line in Path(proc, "status").read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -103,20 +103,28 @@ def _index(entry: Solver) -> None:
 
 for _entry in SOLVERS:
     _index(_entry)
+_BUILTIN = frozenset(_BY_NAME)
 
 
 def register(entry: Solver) -> Solver:
-    """Add a line to the table at run time (a solver outside the package); InputError if
-    its name or an alias is taken, or its family is unknown."""
+    """Add a line to the table at run time (an outside program: outside.py); a line of the
+    same name added at run time before is replaced. InputError for a name or alias of the
+    package's own solvers, or an unknown family."""
     if entry.family not in FAMILIES:
         raise InputError(f"solver {entry.name!r}: unknown family {entry.family!r} "
                          f"(one of {', '.join(FAMILIES)})")
-    taken = [name for name in (entry.name, *entry.aliases) if name.strip().lower() in _BY_NAME]
+    taken = [name for name in (entry.name, *entry.aliases) if name.strip().lower() in _BUILTIN]
     if taken:
-        raise InputError(f"solver name {taken[0]!r} is taken (see ilp-pyramid solvers)")
+        raise InputError(f"{taken[0]!r} is one of the package's own solvers")
+    SOLVERS[:] = [line for line in SOLVERS if line.name != entry.name]
     SOLVERS.append(entry)
     _index(entry)
     return entry
+
+
+def builtin_names() -> frozenset[str]:
+    """The names (aliases too) of the package's own solvers, which no added line takes."""
+    return _BUILTIN
 
 
 def solver(name: str | Solver) -> Solver:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ilp_pyramid import protocol, puzzles
+from ilp_pyramid.backends import solvers as solver_table
 from ilp_pyramid.bench.commands import (
     CommandSpec,
     Template,
@@ -66,11 +67,14 @@ class PuzzleRun:
     repeat: int
     seed: int
     seeded: bool = False  # the seed also picks the instance (BenchCase.seeded)
+    solver_command: str | None = None  # an outside solver's NAME=FORMAT:COMMAND
 
     def argv(self) -> list[str]:
         argv = list(self.args)
         for name, value in self.options:
             argv += [f"--{name}", value]
+        if self.solver_command is not None:
+            argv += ["--solver-command", self.solver_command]
         argv += ["--solver", self.solver, "--seed", str(self.seed)]
         if self.time_limit is not None:
             argv += ["--time-limit", f"{self.time_limit:g}"]
@@ -93,6 +97,7 @@ class PuzzleRun:
     def fields(self) -> dict:
         fields = {"puzzle": self.puzzle, "params": dict(self.params), "solver": self.solver,
                   "time_limit": self.time_limit, "repeat": self.repeat, "seed": self.seed}
+        fields |= {"solver_command": self.solver_command} if self.solver_command else {}
         return fields | ({"seeded_instance": True} if self.seeded else {})
 
 
@@ -144,6 +149,9 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
     for name, values in axes:
         combos = [combo + ((name, value),) for combo in combos for value in values]
     check_size(len(cases) * len(combos) * len(solvers) * repeats)
+    # An outside solver's definition goes with each of its runs: the run's process knows
+    # only the package's own solvers.
+    commands = {name: getattr(solver_table.solver(name), "spec", None) for name in solvers}
     runs, used = [], set()
     for case in cases:
         for combo in combos:
@@ -153,7 +161,8 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
                     continue
                 used.update(combo)
                 runs += [PuzzleRun(puzzle, tuple(case.args), params, combo, solver,
-                                   time_limit, r, first_seed + r - 1, case.seeded)
+                                   time_limit, r, first_seed + r - 1, case.seeded,
+                                   commands[solver])
                          for r in range(1, repeats + 1)]
     for name, values in axes:
         for value in values:

@@ -10,7 +10,6 @@ descendant it waited for; peak memory from the VmHWM of its processes, sampled a
 from __future__ import annotations
 
 import os
-import select
 import subprocess
 import tempfile
 import time
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ilp_pyramid.backends import process
-from ilp_pyramid.backends.process import kill_group
+from ilp_pyramid.backends.process import exit_waiter, kill_group, status_kb
 
 POLL_SECONDS = 0.05
 # Time a run gets beyond its --time-limit (model building, process start) before it is killed.
@@ -61,7 +60,7 @@ def run_process(argv: Sequence[str], kill_after: float,
         start = time.perf_counter()
         child = process.start(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         killed, peak_kb = False, 0
-        pause, done_waiting = _exit_waiter(child.pid)
+        pause, done_waiting = exit_waiter(child.pid)
         try:
             # wait4 (not Popen.wait) so the rusage is this child's own, with its descendants.
             while True:
@@ -99,22 +98,6 @@ def run_process(argv: Sequence[str], kill_after: float,
                         err.read())
 
 
-def _exit_waiter(pid: int) -> tuple[Callable[[float], object], Callable[[], None]]:
-    """(pause, close): pause(s) sleeps up to s seconds but wakes the moment `pid` exits.
-
-    Through a pidfd where the system has one (Linux 5.3+), so a run's wall time is not
-    rounded up to the poll step (it was: start-up runs came out in steps of 0.05 s); a plain
-    sleep elsewhere.
-    """
-    try:
-        fd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return time.sleep, lambda: None
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return (lambda seconds: poller.poll(seconds * 1000)), (lambda: os.close(fd))
-
-
 def _tree_peak_kb(pid: int) -> int:
     """Largest peak resident size (VmHWM) of a process and its live descendants, in kB.
 
@@ -124,7 +107,7 @@ def _tree_peak_kb(pid: int) -> int:
     peak, todo = 0, [pid]
     while todo:
         current = todo.pop()
-        peak = max(peak, _hwm_kb(Path("/proc", str(current))))
+        peak = max(peak, status_kb(Path("/proc", str(current))))
         try:
             tasks = os.listdir(f"/proc/{current}/task")
         except OSError:
@@ -138,18 +121,8 @@ def _tree_peak_kb(pid: int) -> int:
     return peak
 
 
-def _hwm_kb(proc: Path, field: str = "VmHWM:") -> int:
-    try:
-        for line in Path(proc, "status").read_text().splitlines():
-            if line.startswith(field):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
 def _rss_kb(proc: Path) -> int:
-    return _hwm_kb(proc, "VmRSS:")
+    return status_kb(proc, "VmRSS:")
 
 
 def _group_peak_kb(pgid: int) -> int:
@@ -160,7 +133,7 @@ def _group_peak_kb(pgid: int) -> int:
             continue
         try:
             if os.getpgid(int(entry.name)) == pgid:
-                peak = max(peak, _hwm_kb(Path(entry.path)))
+                peak = max(peak, status_kb(Path(entry.path)))
         except OSError:
             continue
     return peak

@@ -37,7 +37,7 @@ from ilp_pyramid.bench.records import (
 from ilp_pyramid.bench.runner import hard_limit
 from ilp_pyramid.bench.session import run_all, warn
 from ilp_pyramid.bench.summary import plot, summarize_records, summary_table
-from ilp_pyramid.cli.options import console, fail, print_json
+from ilp_pyramid.cli.options import SolverCommand, console, fail, print_json
 from ilp_pyramid.errors import InputError, Interrupted
 from ilp_pyramid.formats.fileio import read_bytes, write_atomic
 from ilp_pyramid.formats.lock import hold
@@ -67,6 +67,7 @@ def bench(
                                show_default="highs,cbc,scip,kissat: those the puzzle "
                                             "takes, scip where installed",
                                help="Comma-separated solvers, MIP and SAT (see solve --help)."),
+    solver_command: list[str] = SolverCommand,
     axis: list[str] = typer.Option(
         None, "--grid",
         help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import typer
 from rich.console import Console
 
+from ilp_pyramid.backends import outside
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.backends.solvers import listing
 from ilp_pyramid.errors import InputError, one_line
@@ -95,6 +96,27 @@ Output = typer.Option(None, "--output", "-o", help="File to write (.gz: gzip).")
 Format = typer.Option(None, "--format", "-f", help="lp | mps (default: from the file name).")
 Solver = typer.Option(None, "--solver", "-s", help="The solver.")
 Verbose = typer.Option(False, "--verbose", "-v", help="Show the solver's log (on stderr).")
+
+
+def register_solver_commands(param: typer.CallbackParam, value: list[str] | None
+                             ) -> list[str]:
+    """Option callback for --solver-command: each NAME=FORMAT:COMMAND becomes a line of the
+    solver table (backends/outside.py) before the command resolves its --solver."""
+    for text in value or []:
+        try:
+            outside.register(text)
+        except InputError as exc:
+            raise typer.BadParameter(str(exc), param=param) from None
+    return list(value or [])
+
+
+SolverCommand = typer.Option(
+    None, "--solver-command", callback=register_solver_commands,
+    help="An outside solver NAME=FORMAT:COMMAND that --solver then names (repeatable): "
+         "FORMAT cnf (SAT Competition output), wcnf (MaxSAT Evaluation output) or mps (a "
+         "solution file: MIPLIB .sol, glpsol -w or cbc's); COMMAND with {file} for the "
+         "instance and, for mps, {solution} for the file it writes, e.g. "
+         "'picosat=cnf:picosat {file}' (docs/backends.md).")
 
 
 def like(option: Any, **changes: Any) -> Any:

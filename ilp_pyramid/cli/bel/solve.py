@@ -40,6 +40,7 @@ from ilp_pyramid.cli.options import (
     Output,
     Seed,
     Solver,
+    SolverCommand,
     Threads,
     TimeLimit,
     Verbose,
@@ -74,6 +75,7 @@ JobsOpt = like(Jobs, show_default=f"one per core from N={auto.RACE_FROM}, else 1
 def solve(
     n: int = typer.Argument(..., help="Number of levels (N=3 is the classic 35-cube pyramid)."),
     solver: str = SolverOpt,
+    solver_command: list[str] = SolverCommand,
     formulation: str = FormulationOpt,
     card: str = CardOpt,
     time_limit: float = TimeLimit,
