@@ -44,8 +44,8 @@ DEFAULT_N = 3  # the classic 35-cube pyramid
 # Solver name -> the model options that solver gets unless the caller gives them
 # (`protocol.solve` applies them, so `solve N --solver S`, `ilp_pyramid.solve("bel", N, S)`,
 # the bench and the workbench build one model): the value-precedence rows on the centre
-# lines, the best strategy set measured for HiGHS (docs/highs_strategies_n3.jsonl) and for
-# SCIP under its CP emphasis (docs/mip_n3.jsonl, docs/mip.md); any other solver the plain
+# lines, the best strategy set measured for HiGHS (docs/data/highs_strategies_n3.jsonl) and for
+# SCIP under its CP emphasis (docs/data/mip_n3.jsonl, docs/mip.md); any other solver the plain
 # model. `strategies=[]` (`--strategy none`) turns them off.
 SOLVER_DEFAULTS: dict[str, dict[str, Any]] = {
     "highs": {"strategies": ("LabelPermutationImportance",)},
