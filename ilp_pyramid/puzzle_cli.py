@@ -42,6 +42,7 @@ from ilp_pyramid.cli_common import (
     Output,
     Seed,
     Solver,
+    SolverSeed,
     Threads,
     TimeLimit,
     Verbose,
@@ -193,6 +194,7 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
         file: Path | None = File,
         generate: int | None = Generate,
         seed: int | None = GenSeed,
+        solver_seed: int | None = SolverSeed,
         planted: bool = Planted,
         solver: str = SolverOpt,
         time_limit: float | None = TimeLimit,
@@ -212,7 +214,8 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
             fail(str(exc))
         instance = call.instance if call.instance is not None else \
             instance_of(puzzle, file, generate, seed, planted)
-        options = solve_options(time_limit, threads, seed, verbose and not json_out)
+        options = solve_options(time_limit, threads, seed, verbose and not json_out,
+                                solver_seed)
         try:
             result = protocol.solve(puzzle, instance, entry, options, after=call.after,
                                     **call.model)

@@ -43,6 +43,8 @@ DEFAULT_SAT_SOLVER = "kissat"
 IN_PROCESS_CLAUSES = 5_000
 # No conflict budget to slice a solve with (Kissat: one solve per solver): always a child.
 _NO_BUDGET = ("kissat", "cadical153", "cadical103", "lingeling")
+# The python-sat solvers whose own random seed it can set (`configure`).
+_SEEDED = ("cadical153", "cadical195", "cadical300")
 
 
 def solver_names() -> list[str]:
@@ -105,7 +107,8 @@ def _solve_here(clauses: Sequence[Sequence[int]], solver: str, real: str,
                 options: SolveOptions) -> Result:
     """A small formula in this process, in conflict-budget slices (SatSession, one shot):
     the time limit and SIGINT/SIGTERM hold between slices as they do around a child."""
-    with SatSession(shuffled(clauses, options.seed), real, one_shot=True) as session:
+    with SatSession(shuffled(clauses, options.seed), real, one_shot=True,
+                    seed=options.seed) as session:
         found = session.solve(time_limit=options.time_limit, progress=options.progress)
     return Result(solver, found.status, found.seconds, model=found.model,
                   message=found.message)
@@ -150,8 +153,9 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: str = DEFAULT_SAT
 def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Sequence[int]]:
     """The clauses in a seeded random order (seed None or 0: as given).
 
-    CDCL solvers are deterministic, so the order of the input is the one knob that turns a
-    repeat into a new sample of their (heavy-tailed) run time; python-sat exposes no seed.
+    CDCL solvers are deterministic, so the order of the input is the knob that turns a
+    repeat into a new sample of their (heavy-tailed) run time; of python-sat's solvers only
+    CaDiCaL takes a random seed of its own as well (seeded_engine), Kissat none.
     """
     if not seed:
         return clauses
@@ -173,7 +177,7 @@ def _child(name: str, clauses, options: SolveOptions, sender) -> None:
         from pysat.solvers import Solver
 
         clauses = shuffled(clauses, options.seed)
-        with Solver(name=name, bootstrap_with=clauses) as engine:
+        with seeded_engine(Solver, name, clauses, options.seed) as engine:
             found = engine.solve()
             if found:
                 sender.send(("sat", engine.get_model()))
@@ -186,6 +190,19 @@ def _child(name: str, clauses, options: SolveOptions, sender) -> None:
     finally:
         sender.close()
         os._exit(0)  # skip atexit handlers inherited from the parent (pytest, rich, ...)
+
+
+def seeded_engine(make: Callable, name: str, clauses: Sequence[Sequence[int]],
+                  seed: int | None):
+    """python-sat's solver `name` (made by `make`, its Solver) holding `clauses`; CaDiCaL
+    with its own random seed set first (its `seed` option, which CaDiCaL takes only before
+    any clause). Seed None or 0: the solver's default."""
+    if not seed or not name.startswith(_SEEDED):
+        return make(name=name, bootstrap_with=clauses)
+    engine = make(name=name)
+    engine.configure({"seed": int(seed)})
+    engine.append_formula(clauses)
+    return engine
 
 
 def _death(exitcode: int | None) -> str:
@@ -221,7 +238,7 @@ class SatSession:
     _MAX_SLICE = 4000
 
     def __init__(self, clauses: Sequence[Sequence[int]], solver: str = "cadical195", *,
-                 one_shot: bool = False):
+                 one_shot: bool = False, seed: int | None = None):
         from pysat.solvers import Solver
 
         real = resolve(solver)
@@ -232,7 +249,7 @@ class SatSession:
         if real == CPSAT or real.startswith(refused):
             raise SolverError(f"{solver!r} takes no conflict budget; use cadical195")
         self.name = real
-        self._engine = Solver(name=real, bootstrap_with=clauses)
+        self._engine = seeded_engine(Solver, real, clauses, seed)
 
     def add_clause(self, clause: Sequence[int]) -> None:
         self._engine.add_clause(list(clause))

@@ -75,6 +75,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
             if status == SOLVED and not spec.template.solved(stdout):
                 status = INFEASIBLE
         record.update(status=status, seconds=_number(data.get("solve_seconds")) if data else None,
+                      **(time_parts(data) if data else {}),
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
@@ -92,7 +93,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
     record.update(
         status=status if isinstance(status, str) else ERROR,
         seconds=_number(data.get("solve_seconds", data.get("seconds"))),
-        build_seconds=_number(data.get("build_seconds")),
+        **time_parts(data),
         variables=_number(data.get("variables")),
         constraints=_number(data.get("constraints", data.get("clauses"))),
         message=message if isinstance(message, str) else str(message),
@@ -102,6 +103,16 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         **_model_options(data),
     )
     return record
+
+
+def time_parts(data: dict) -> dict:
+    """The parts of a run's time its --json reports, as a record keeps them: the solver's
+    own call (`solve_seconds`), the model's build (`build_seconds`) and the command's whole
+    solve path (`run_seconds`: build, solve, decode, check); what the wall time has beyond
+    that is the process's start-up and exit."""
+    return {"solve_seconds": _number(data.get("solve_seconds")),
+            "build_seconds": _number(data.get("build_seconds")),
+            "run_seconds": _number(data.get("seconds", data.get("total_seconds")))}
 
 
 def _model_options(data: dict) -> dict:
