@@ -258,7 +258,7 @@ $B "${R[@]}" --puzzle bel --n 5 --solver kissat,cadical \
    --grid strategy=YStep,ConstructiveTripleDiagonal+YStep,ConstructiveDiagonal
 $B "${R[@]}" --puzzle insanity --n 24,32 --solver highs,kissat,dlx
 $B "${R[@]}" --puzzle views --n 20,24 --solver highs,cbc
-$B "${R[@]}" --n 0 --command "count-pyramid5=iq count pyramid5 --json"
+$B "${R[@]}" --n 0 --command "count-pyramid5=iq count pyramid5 --time-limit {time_limit} --json"
 $B report "$out" --table grid
 }
 
@@ -301,9 +301,10 @@ $B "${R[@]}" --puzzle insanity --n 28,32 "${HARD[@]}" --solver kissat,cadical,cp
 # door yet), timed as commands of the package.
 $B "${R[@]}" --puzzle iq --n 4,2 "${SEEDS[@]}" --solver $EXACT
 $B "${R[@]}" --puzzle iq --n 0 --repeat 3 --solver $EXACT
-$B "${R[@]}" --n 0 --repeat 3 --command "count-triangle=iq count triangle --json" \
-   --command "count-rectangle=iq count rectangle --json" \
-   --command "count-pyramid5=iq count pyramid5 --json"
+$B "${R[@]}" --n 0 --repeat 3 \
+   --command "count-triangle=iq count triangle --time-limit {time_limit} --json" \
+   --command "count-rectangle=iq count rectangle --time-limit {time_limit} --json" \
+   --command "count-pyramid5=iq count pyramid5 --time-limit {time_limit} --json"
 # Views: the one optimisation; SAT and RC2 stop at n=10, MIP goes on to n=24.
 $B "${R[@]}" --puzzle views --n 4,6,8 "${SEEDS[@]}" --solver highs,cbc,kissat,cadical,rc2
 $B "${R[@]}" --puzzle views --n 10 "${HARD[@]}" --solver highs,cbc,kissat,cadical,rc2

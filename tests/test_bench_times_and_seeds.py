@@ -239,3 +239,17 @@ def test_the_solver_seed_option_is_one_spelling_everywhere(cli):
         page = cli(*command, "--help")
         assert page.code == 0 and re.search(r"--solver-seed\b", page.out), command
     assert "--solver-seeds" in cli("bench", "--help").out
+
+
+def test_a_status_outside_the_vocabulary_is_read_from_the_exit_code(cli, tmp_path):
+    """`iq count --json` says "counted": a template run of it is solved by its exit 0 (and a
+    timeout by its exit 3), not an error."""
+    program = tmp_path / "count.sh"
+    program.write_text('#!/bin/sh\necho \'{"status": "counted", "count": 184}\'\nexit "$1"\n')
+    program.chmod(0o755)
+    results = tmp_path / "r.jsonl"
+    run = cli("bench", "--n", "0,3", "--external", f"c={program} {{n}}", "--results", results,
+              "--time-limit", "10", "--json")
+    assert run.code == 0, run.err
+    assert [(r["n"], r["status"]) for r in read_results(results)] == \
+        [(0, "solved"), (3, "timeout")]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.process import interruptible
 from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
 from ilp_pyramid.bench.commands import CommandSpec
@@ -66,10 +67,11 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         return record
     data = _last_json(measured.stdout)
     if isinstance(spec, CommandSpec):
-        # Any command: the status from its --json if it printed one, else from its exit code
-        # (and, for a program that exits 0 either way, from --solved-if).
+        # Any command: the status from its --json if it printed one in the package's
+        # vocabulary, else from its exit code (`iq count` says "counted": exit 0, solved; and,
+        # for a program that exits 0 either way, from --solved-if).
         status = data.get("status") if data else None
-        if not isinstance(status, str):
+        if status not in set(Status):
             status = EXIT_STATUS.get(measured.exit_code, ERROR)
             stdout = measured.stdout.decode("utf-8", "replace")
             if status == SOLVED and not spec.template.solved(stdout):
