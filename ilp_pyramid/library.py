@@ -134,11 +134,12 @@ def _bel(n: int, sample: bool = False) -> Instance:
                     sample=sample)
 
 
-def _insanity(n: int, seed: int, planted: bool, sample: bool = False) -> Instance:
+def _insanity(n: int, seed: int, planted: bool, sample: bool = False,
+              solver: str = "highs") -> Instance:
     kind = "planted" if planted else "random"
     return Instance("insanity", f"n{n}_{kind}_s{seed}", {"n": n, "seed": seed,
                                                           "planted": planted},
-                    lambda p: p.generate(n, seed, planted), sample=sample)
+                    lambda p: p.generate(n, seed, planted), solver=solver, sample=sample)
 
 
 def _iq(label: str, text: str, sample: bool = False) -> Instance:
@@ -163,18 +164,30 @@ def _views(number: int, sample: bool = False) -> Instance:
                     sample=sample)
 
 
+def _views_generated(n: int, seed: int) -> Instance:
+    """A step of the study's ramp (`views solve --generate N --seed S`): the views of a
+    seeded random placement, answered by CBC (the faster MIP solver there)."""
+    return Instance("views", f"generated_n{n}_s{seed}", {"n": n, "seed": seed},
+                    lambda p: p.generate(n, seed), solver="cbc")
+
+
 def _sudoku_cube(scramble: int, seed: int, sample: bool = False) -> Instance:
     return Instance("sudoku-cube", f"t{scramble}_s{seed}", {"scramble": scramble, "seed": seed},
                     lambda p: p.generate(scramble, seed), sample=sample)
 
 
-# Each puzzle's ramp, easiest first, solvable and not. The sample (models/library/) keeps
-# one or two small ones of each: a Sudoku Cube's MPS alone is some 110 kB gzipped (its
-# CNF 46 kB).
+# Each puzzle's ramp, easiest first, solvable and not, on to the steps of the study's hard
+# end that an answer within ANSWER_SECONDS allows (docs/study.md, the ramps): views generated
+# on a 16-grid, Insanity's random towers of 24 and 28 cubes (proofs of no solution that the
+# MIP solvers do not finish in the study's limit; Dancing Links answers them here), the
+# Sudoku Cube at its generator's longest scramble. Bel's N=5 is not here: no solver answers it
+# within ANSWER_SECONDS. The sample (models/library/) keeps one or two small ones of each: a
+# Sudoku Cube's MPS alone is some 110 kB gzipped (its CNF 46 kB).
 RAMPS: dict[str, tuple[Instance, ...]] = {
     "bel": (_bel(2, sample=True), _bel(3, sample=True), _bel(4)),
     "views": (_views(157, sample=True), _views(0, sample=True),
-              *(_views(number) for number in (1126, 91, 472, 2073, 2, 347177))),
+              *(_views(number) for number in (1126, 91, 472, 2073, 2, 347177)),
+              _views_generated(16, 0)),
     "iq": (_iq("pyramid3", "pyramid3\n", sample=True),  # 14 balls for 12 pieces: none
            _iq("pyramid5_given", _PYRAMID5_GIVEN, sample=True),
            _iq("triangle_five_given", _TRIANGLE_FIVE_GIVEN),
@@ -185,10 +198,11 @@ RAMPS: dict[str, tuple[Instance, ...]] = {
            _iq("triangle_isolated", _TRIANGLE_ISOLATED),
            _iq("rectangle", "rectangle\n")),
     "sudoku-cube": (_sudoku_cube(5, 1, sample=True), _sudoku_cube(30, 2),
-                    _sudoku_cube(100, 3)),
+                    _sudoku_cube(100, 3), _sudoku_cube(10_000, 4)),
     "insanity": (_insanity(4, 1, True, sample=True), _insanity(4, 1, False, sample=True),
                  _insanity(8, 2, True), _insanity(8, 3, False), _insanity(12, 4, True),
-                 _insanity(12, 5, False)),
+                 _insanity(12, 5, False), _insanity(24, 6, False, solver="dlx"),
+                 _insanity(28, 7, False, solver="dlx")),
 }
 
 

@@ -168,6 +168,10 @@ class Result:
         common = {"puzzle": self.puzzle, "status": str(self.status), "solver": self.solver,
                   "form": self.form, "seconds": round(self.seconds, 4),
                   "model_options": dict(self.model_options or {}),
+                  # the parts of `seconds` the bench keeps apart: the solver's own call and
+                  # the model's build (the rest is the decode, the check and `after`)
+                  "build_seconds": round(self.build_seconds, 4),
+                  "solve_seconds": round(self.solve_seconds, 4),
                   **({"detail": self.detail} if self.detail else {}),
                   # an outside program's run, as runsolver reports it (backends/external.py)
                   **({"solver_usage": self.backend.usage}

@@ -3,6 +3,7 @@ results file read back defensively (torn lines, records without status, legacy r
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -76,7 +77,7 @@ def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
     (["--command", "solve {n} --x {nope}"], "unknown placeholder"),
     (["--external", "/bin/true"], "give it a label"),
     (["--external", "x=/no/such/program {n}"], "not an executable"),
-    (["--command", "solve {n}", "--grid", "strategy=YStep"], "--puzzle and --grid"),
+    (["--command", "solve {n}", "--grid", "strategy=YStep"], "make a puzzle's grid"),
     (["--command", "'unclosed"], "quotation"),
 ])
 def test_bad_templates_are_one_line_exit_2(cli, tmp_path, args, message):
@@ -139,7 +140,9 @@ def test_resume_reruns_a_record_without_status_and_ends_a_torn_line(cli, tmp_pat
     result = _bench(cli, results, "--n", "1..2", "--external", "t=/bin/echo {n}", "--resume",
                     "--json")
     assert result.code == 0, result.err
-    assert "without a status" in result.err and "torn or malformed" in result.err
+    # one warning for the file: how many lines, and the first of them with why
+    assert result.err.count("\n") == 1 and "2 bad lines, the first at line 2" in result.err
+    assert "without a status" in result.err
     records = read_results(results)
     assert [r["key"] for r in records] == [first["key"], second["key"]]
     assert records[0] == first and records[1]["status"] == "solved"
@@ -240,7 +243,10 @@ def test_hostile_results_files_never_break_reading_or_tables(tmp_path):
     path.write_text("\n".join(lines) + "\n" + json.dumps(good) + "\n")
     warnings = []
     records = read_results(path, warnings.append)
-    assert records[-1]["key"] == "good" and len(warnings) + len(records) >= len(lines)
+    (warning,) = warnings  # one for the file, however many lines are bad
+    bad = int(re.search(r": ([\d,]+) bad lines, the first at line \d+: ", warning)[1]
+              .replace(",", ""))
+    assert records[-1]["key"] == "good" and bad + len(records) >= len(lines)
     for record in records:
         assert isinstance(record["key"], str) and isinstance(record["status"], str)
     summarize_records(records)

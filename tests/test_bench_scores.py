@@ -16,6 +16,7 @@ from ilp_pyramid.bench.records import SCHEMA
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 10.0
+STARTUP = 0.25  # what a run's process spends outside the solver, in these records
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # solver -> instance (n) -> the repeats' (status, wall seconds)
@@ -39,12 +40,18 @@ PAR2 = {"highs": (2 + 5 + 1 + 20) / 4, "kissat": (0.6 + 8 + 2 + 4) / 4,
 SOLVED = {"highs": 3, "kissat": 4, "cbc": 4}
 # Per instance the best solver's median: 0.6 (kissat), 2.5 (cbc), 0.5 (cbc), 4 (kissat).
 VBS = (0.6 + 2.5 + 0.5 + 4) / 4
+# Repeat r ran with solver seed r - 1: PAR-2 over each seed's runs alone, lowest and highest.
+SEED_PAR2 = {"highs": ((1 + 4 + 1 + 20) / 4, (3 + 5 + 1.5 + 20) / 4),  # seeds 0 and 1
+             "kissat": ((0.5 + 8 + 2 + 3) / 4, (0.7 + 9 + 2 + 20) / 4),  # seeds 0 and 1
+             "cbc": ((1 + 2 + 0.25 + 9) / 4, (1 + 2.5 + 0.75 + 9.5) / 4)}  # seeds 0 and 1
 
 
 def record(solver, params, repeat, status, wall, puzzle=None, limit=LIMIT, **extra):
+    """A run whose solver took `wall` seconds (scores use the solver's time by default) and
+    whose process took STARTUP more."""
     out = {"key": f"{puzzle} {params} {solver} {repeat}", "schema": SCHEMA, "solver": solver,
            "repeat": repeat, "seed": repeat - 1, "time_limit": limit, "status": status,
-           "wall_seconds": wall, **extra}
+           "solve_seconds": wall, "wall_seconds": wall + STARTUP, **extra}
     if puzzle:
         out |= {"puzzle": puzzle, "params": params}
     else:  # a Bel-grid record from before: no puzzle, its grid point at the top level
@@ -88,9 +95,13 @@ def test_par2_and_the_virtual_best_by_hand(cli, tmp_path):
     assert any(line.startswith("bel: 4 instances, time limit 10 s") for line in lines)
     table = {line.split()[0]: line.split()[1:] for line in lines
              if line.split() and line.split()[0] in PAR2}
-    assert table == {s: ["4", str(SOLVED[s]), f"{PAR2[s]:.2f}"] for s in PAR2}
+    # beside each score, its range over the solver's seeds
+    assert table == {s: ["4", str(SOLVED[s]), f"{PAR2[s]:.2f}",
+                         "{:.2f}-{:.2f}".format(*SEED_PAR2[s])] for s in PAR2}
+    assert {s: row["score_range"] for s, row in rows.items()} == \
+        {s: pytest.approx(list(span)) for s, span in SEED_PAR2.items()}
     assert [line for line in lines if line.startswith("virtual best")][0].split()[2:] == \
-        ["4", "4", f"{VBS:.2f}"]
+        ["4", "4", f"{VBS:.2f}", "-"]
     # aligned: every row of the table ends in the same column
     rows_text = [line for line in lines if line.split() and line.split()[0] in
                  (*PAR2, "solver", "virtual")]
@@ -141,20 +152,31 @@ def test_a_solver_param_makes_formulations_solvers_of_one_instance(cli, tmp_path
     assert family["virtual_best"]["score"] == 1.0
 
 
-def test_solve_seconds_when_asked_and_bad_options(cli, tmp_path):
-    runs = [record("highs", {"n": 1}, 1, "solved", 2.0, seconds=0.5),
-            record("kissat", {"n": 1}, 1, "solved", 1.0, seconds=0.75)]
+def test_solver_seconds_by_default_wall_when_asked_and_bad_options(cli, tmp_path):
+    runs = [record("highs", {"n": 1}, 1, "solved", 0.5, wall_seconds=2.0),
+            record("kissat", {"n": 1}, 1, "solved", 0.75, wall_seconds=1.0),
+            # a record from before `solve_seconds`: its `seconds` are the solver's
+            record("cbc", {"n": 1}, 1, "solved", 0.25, wall_seconds=3.0, solve_seconds=None,
+                   seconds=0.25)]
     path = write(tmp_path / "runs.jsonl", runs)
-    data = json.loads(cli("bench", "report", path, "--score", "par2", "--time", "solve",
-                          "--json").out)
-    assert data["families"][0]["virtual_best"]["score"] == 0.5
-    no_seconds = write(tmp_path / "wall.jsonl", grid_records())
+
+    def best(*args):
+        data = json.loads(cli("bench", "report", path, "--score", "par2", "--json", *args).out)
+        assert data["time"] == (args[-1] if args else "solve")
+        return data["families"][0]["virtual_best"]["score"]
+
+    assert best() == best("--time", "solve") == 0.25
+    assert best("--time", "wall") == 1.0
+    no_seconds = write(tmp_path / "wall.jsonl", [{**r, "solve_seconds": None}
+                                                 for r in grid_records()])
+    assert cli("bench", "report", no_seconds, "--score", "par2", "--time", "wall").code == 0
     for args in ([path, "--score", "par"], [path, "--score", "par2", "--table", "runs"],
                  [path, "--time", "solve"], [path, "--score", "par2", "--time", "cpu"],
                  [path, "--score", "par2", "--solver-param", "colour"],
-                 [no_seconds, "--score", "par2", "--time", "solve"]):
+                 [no_seconds, "--score", "par2"]):
         bad = cli("bench", "report", *args)
         assert bad.code == 2 and len(bad.err.strip().splitlines()) == 1, (args, bad.err)
+    assert "--time wall" in bad.err  # the way out for records without the solver's time
 
 
 def test_the_real_results_file_reports_through_the_cli():
@@ -250,13 +272,15 @@ def test_a_par2_block_renders_the_report_scores(cli, tmp_path):
             if line.startswith("| bel") or line.startswith("| iq")]
     bel = [r for r in rows if r[0] == "bel"]
     assert [r[1] for r in bel] == ["cbc", "kissat", "highs", "virtual best"]  # by score
-    for _, solver, instances, solved, score in bel[:3]:
+    for _, solver, instances, solved, score, spread in bel[:3]:
         assert (int(instances), int(solved)) == (4, SOLVED[solver])
         assert float(score) == pytest.approx(PAR2[solver], abs=0.005)
+        assert spread == "{:.2f}-{:.2f}".format(*SEED_PAR2[solver])
     assert float(bel[3][4]) == pytest.approx(VBS, abs=0.005)
     # n=9 unsolved: 2 x its 30 s limit; kissat never ran n=9: unsolved too, and said so.
-    assert ["iq", "dlx", "2", "1", f"{(60 + 3) / 2:.2f}"] in rows
-    assert ["iq", "kissat", "2", "1", f"{(60 + 1) / 2:.2f}"] in rows
+    # One run per instance: no spread over seeds.
+    assert ["iq", "dlx", "2", "1", f"{(60 + 3) / 2:.2f}", "-"] in rows
+    assert ["iq", "kissat", "2", "1", f"{(60 + 1) / 2:.2f}", "-"] in rows
     assert "instances not run (counted unsolved): kissat 1" in whole
     assert "bel: time limit 10 s;" in whole and "iq: time limit 30 s," in whole
     assert "| bel | kissat |" not in highs_only and "| bel | highs |" in highs_only
@@ -276,10 +300,11 @@ def test_the_wide_par2_block_has_a_row_per_family_and_a_column_per_solver(cli, t
     bel, iq = rows[1:]
     assert bel[:2] == ["bel", "4"] and bel[5] == "-" and iq[2:5] == ["-", "-", "-"]
     for column, solver in ((2, "highs"), (3, "kissat"), (4, "cbc")):
-        assert bel[column] == f"{PAR2[solver]:.2f} ({SOLVED[solver]})"
+        spread = "{:.2f}-{:.2f}".format(*SEED_PAR2[solver])
+        assert bel[column] == f"{PAR2[solver]:.2f} [{spread}] ({SOLVED[solver]})"
     assert bel[6] == f"{VBS:.2f} (4)"
     assert iq[1] == "2" and iq[5] == iq[6] == f"{(60 + 3) / 2:.2f} (1)"
-    assert "cells: PAR-2 mean s (instances solved)" in page.read_text()
+    assert "cells: PAR-2 mean s [lowest-highest PAR-2 over the solver's seeds" in page.read_text()
 
 
 def test_generated_instances_picked_by_the_seed_count_apart(cli, tmp_path):

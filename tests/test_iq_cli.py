@@ -162,7 +162,8 @@ def test_export_writes_to_the_output_option_only(cli, tmp_path):
     assert not by_argument.exists() and not (tmp_path / "c.lp").exists()
 
 
-COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options"}
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options", "build_seconds",
+               "solve_seconds"}
 IQ_KEYS = {"solved", "board", "engine", "grid"}  # what `iq solve --json` has always printed
 
 

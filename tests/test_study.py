@@ -10,6 +10,7 @@ import json
 import re
 import shlex
 import shutil
+import sys
 from pathlib import Path
 
 from tests.conftest import run_cli
@@ -80,3 +81,59 @@ def test_no_run_failed_and_no_two_solvers_disagree():
         if record["puzzle"] == "views" and record["status"] == "solved":
             optima.setdefault(scores.instance_of(record), set()).add(record["result"]["cubes"])
     assert optima and all(len(found) == 1 for found in optima.values()), optima
+
+
+def dry_run(stage: str, tmp_path: Path) -> list[list[str]]:
+    """The `ilp-pyramid` command lines a measure.sh stage runs, as bash expands them: run with
+    a `python` on PATH that only writes its arguments down (FRESH=0: no file is removed)."""
+    import os
+    import subprocess
+
+    log = tmp_path / "argv.jsonl"
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"with open({str(log)!r}, 'a') as out:\n"
+                    "    out.write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake.parent}:{os.environ['PATH']}", "FRESH": "0"}
+    script = ROOT / "docs" / "scripts" / "measure.sh"
+    run = subprocess.run(["bash", str(script), stage], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    return [json.loads(line)[2:] for line in log.read_text().splitlines()]
+
+
+def test_the_next_studys_grids_are_valid_and_take_the_solvers_seeds(tmp_path):
+    """measure.sh's hard_study (the ramps to the hard end, docs/study.md) names only grids
+    the bench builds: known puzzles, sizes, solvers and strategy sets; every step of a
+    generated ramp runs with solver seeds, and the whole fits the 3-hour budget unless most
+    runs time out."""
+    from ilp_pyramid.bench.grid import parse_axis, parse_list, parse_sizes, puzzle_runs
+
+    calls = [argv for argv in dry_run("hard_study", tmp_path) if argv[:1] == ["bench"]
+             and argv[1] not in ("plot", "render")]
+    assert len(calls) >= 10
+    runs = 0
+    for argv in calls:
+        options: dict[str, list[str]] = {}
+        words = iter(argv[1:])
+        for flag in words:
+            options.setdefault(flag, []).append("" if flag == "--resume" else next(words))
+        assert options["--time-limit"] == ["120"] and options["--results"] == \
+            ["docs/data/study.jsonl"]
+        if "--command" in options:
+            runs += len(options["--command"]) * int(options["--repeat"][0])
+            continue
+        seeds = int(options.get("--solver-seeds", ["0"])[0])
+        specs = puzzle_runs(options["--puzzle"][0], parse_sizes(options["--n"][0]),
+                            parse_list(options["--solver"][0], "solver"),
+                            [parse_axis(text) for text in options.get("--grid", [])], 120.0,
+                            int(options["--repeat"][0]), solver_seeds=seeds)
+        if any(spec.seeded for spec in specs):
+            assert seeds >= 2, argv  # generated instances: the solver's own seeds too
+        else:
+            assert int(options["--repeat"][0]) >= 3, argv  # repeat r: solver seed r-1
+        runs += len(specs)
+    # a few hundred runs: most answer in seconds, a hard tier in minutes
+    assert 500 < runs < 2000

@@ -108,7 +108,8 @@ CUBE_KEYS = {"solved", "status", "detail", "reason", "faces", "moves", "solver",
              "build_seconds", "solve_seconds", "moves_seconds", "solver_calls", "parity_cuts",
              "variables", "constraints", "invariants", "engine"}
 SOLUTION_KEYS = {"directions", "assignment", "move_count"}
-COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options"}
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options", "build_seconds",
+               "solve_seconds"}
 
 
 def test_solve_json_keeps_every_key_solved_or_not(cli, cube, tmp_path):

@@ -123,7 +123,8 @@ def test_original_challenge_examples(cli):
 VIEWS_KEYS = {"solvable", "cubes", "bits", "hex", "layers", "n", "input", "status", "reason",
               "missing", "solver", "proved_by", "check", "lower_bound", "variables",
               "constraints", "build_seconds", "solve_seconds", "message"}
-COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options"}
+COMMON_KEYS = {"puzzle", "status", "solver", "form", "seconds", "model_options", "build_seconds",
+               "solve_seconds"}
 
 
 @pytest.mark.parametrize("args, code, status", [

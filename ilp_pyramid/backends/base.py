@@ -207,8 +207,8 @@ class Solver:
 # What a solver can do, one field of its line each (all False unless the line says so).
 CAPABILITIES = {
     "threads": "takes SolveOptions.threads (more than one thread)",
-    "seeds": "takes SolveOptions.seed as its own random seed (python-sat's solvers have "
-             "none: the SAT backend shuffles their clauses by the seed instead)",
+    "seeds": "takes SolveOptions.seed as its own random seed (of python-sat's solvers only "
+             "CaDiCaL; the SAT backend shuffles every solver's clauses by the seed too)",
     "parameters": "takes its own parameters by name (SolveOptions.extra, --solver-option)",
     "budget": "takes a conflict budget on a single solve, so a small formula is solved in "
               "this process in slices between which the time limit and signals hold",

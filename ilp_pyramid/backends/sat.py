@@ -65,16 +65,15 @@ def solve(clauses: Sequence[Sequence[int]], solver: Solver,
         return _solve_here(clauses, solver, options)
     import pysat.solvers  # noqa: F401 - imported here, not in the child (process._child_main)
 
-    return process.solve_forked(_search, (solver.plugin, clauses, options.seed), solver.name,
-                                options)
+    return process.solve_forked(_search, (solver, clauses, options.seed), solver.name, options)
 
 
-def _search(name: str, clauses: Sequence[Sequence[int]], seed: int | None,
+def _search(solver: Solver, clauses: Sequence[Sequence[int]], seed: int | None,
             send: Callable[[tuple], None]) -> None:
     # The forked child's work: one solve, one answer.
-    from pysat.solvers import Solver
+    from pysat.solvers import Solver as Engine
 
-    with Solver(name=name, bootstrap_with=shuffled(clauses, seed)) as engine:
+    with seeded_engine(Engine, solver, shuffled(clauses, seed), seed) as engine:
         found = engine.solve()
         if found:
             send((process.SOLVED, (engine.get_model(), None)))
@@ -88,7 +87,8 @@ def _solve_here(clauses: Sequence[Sequence[int]], solver: Solver, options: Solve
                 ) -> Result:
     """A small formula in this process, in conflict-budget slices (SatSession, one shot):
     the time limit and SIGINT/SIGTERM hold between slices as they do around a child."""
-    with SatSession(shuffled(clauses, options.seed), solver, one_shot=True) as session:
+    with SatSession(shuffled(clauses, options.seed), solver, one_shot=True,
+                    seed=options.seed) as session:
         found = session.solve(time_limit=options.time_limit, progress=options.progress)
     return Result(solver.name, found.status, found.seconds, model=found.model,
                   message=found.message)
@@ -131,8 +131,9 @@ def solve_in_process(clauses: Sequence[Sequence[int]], solver: Solver,
 def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Sequence[int]]:
     """The clauses in a seeded random order (seed None or 0: as given).
 
-    CDCL solvers are deterministic, so the order of the input is the one knob that turns a
-    repeat into a new sample of their (heavy-tailed) run time; python-sat exposes no seed.
+    CDCL solvers are deterministic, so the order of the input is the knob that turns a
+    repeat into a new sample of their (heavy-tailed) run time; of python-sat's solvers only
+    CaDiCaL takes a random seed of its own as well (seeded_engine), Kissat none.
     """
     if not seed:
         return clauses
@@ -142,6 +143,20 @@ def shuffled(clauses: Sequence[Sequence[int]], seed: int | None) -> Sequence[Seq
         rng.shuffle(clause)
     rng.shuffle(out)
     return out
+
+
+def seeded_engine(make: Callable, solver: Solver, clauses: Sequence[Sequence[int]],
+                  seed: int | None):
+    """python-sat's engine for the line `solver` (made by `make`, python-sat's Solver)
+    holding `clauses`; a line that takes a seed of its own (CaDiCaL: `seeds`) gets it first,
+    through its `seed` option, which CaDiCaL takes only before any clause. Seed None or 0:
+    the solver's default."""
+    if not seed or not solver.seeds:
+        return make(name=solver.plugin, bootstrap_with=clauses)
+    engine = make(name=solver.plugin)
+    engine.configure({"seed": int(seed)})
+    engine.append_formula(clauses)
+    return engine
 
 
 class SatSession:
@@ -166,7 +181,7 @@ class SatSession:
     _MAX_SLICE = 4000
 
     def __init__(self, clauses: Sequence[Sequence[int]], solver: Solver, *,
-                 one_shot: bool = False):
+                 one_shot: bool = False, seed: int | None = None):
         from pysat.solvers import Solver
 
         check(solver)
@@ -176,7 +191,7 @@ class SatSession:
         if not (solver.budget if one_shot else solver.sessions):
             raise SolverError(f"{solver.name!r} takes no conflict budget; use cadical195")
         self.name = solver.name
-        self._engine = Solver(name=solver.plugin, bootstrap_with=clauses)
+        self._engine = seeded_engine(Solver, solver, clauses, seed)
 
     def add_clause(self, clause: Sequence[int]) -> None:
         self._engine.add_clause(list(clause))

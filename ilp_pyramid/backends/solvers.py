@@ -64,7 +64,10 @@ def _sat(name: str, aliases: tuple[str, ...] = ()) -> Solver:
                   plugin=name, aliases=aliases, note="python-sat", budget=budget,
                   # CaDiCaL 3's conflict budget holds on a single solve only
                   sessions=budget and name != "cadical300", assumptions=not kissat,
-                  phases=not kissat, reuse=name not in _ONE_SOLVE)
+                  phases=not kissat, reuse=name not in _ONE_SOLVE,
+                  # CaDiCaL's own random seed (its `seed` option); python-sat gives the
+                  # others none, and their seed only shuffles the clauses
+                  seeds=name.startswith("cadical"))
 
 
 # python-sat's solvers, roughly fastest first on Bel N=4 (measured: docs/sat.md).

@@ -184,9 +184,9 @@ def solver_kinds(solvers: Sequence[str]) -> dict[str, str]:
     return kinds
 
 
-def check_repeats(repeats: int) -> None:
+def check_repeats(repeats: int, option: str = "--repeat") -> None:
     if not 1 <= repeats <= MAX_REPEAT:
-        raise InputError(f"--repeat must be between 1 and {MAX_REPEAT} (got {repeats})")
+        raise InputError(f"{option} must be between 1 and {MAX_REPEAT} (got {repeats})")
 
 
 def check_size(count: int) -> None:

@@ -1,7 +1,9 @@
 """A puzzle's grid: its bench cases x extra axes x solvers x repeats, each run a
-`python -m ilp_pyramid <case args> [--KEY V ...] --solver S --seed R --time-limit T --json`
-process; and the parsing of those dimensions (sizes and lists also expand argv templates,
-see commands.py).
+`python -m ilp_pyramid <case args> [--KEY V ...] --solver S --seed R [--solver-seed K]
+--time-limit T --json` process (repeat r: --seed r-1, which picks a generated instance and,
+without --solver-seed, seeds the solver; with the bench's --solver-seeds K each repeat runs
+once per solver seed 0..K-1, the instance staying the same); and the parsing of those
+dimensions (sizes and lists also expand argv templates, see commands.py).
 
 Nothing here knows a puzzle: the cases come from the registry through the protocol
 (`protocol.bench_cases`), an extra axis `KEY=V1,V2` passes `--KEY V` to the puzzle's command,
@@ -41,8 +43,8 @@ DEFAULT_PUZZLE = "bel"
 # A size beyond this is a typo: no grid of the package has more runs (commands.MAX_RUNS).
 MAX_SIZE = 100_000
 # Fields of a record and of a summary row: an axis of that name would shadow one of them.
-RESERVED = frozenset({"key", "label", "puzzle", "solver", "seed", "repeat", "time_limit",
-                      "status", "params", "runs", "solved", "timeouts"})
+RESERVED = frozenset({"key", "label", "puzzle", "solver", "seed", "solver_seed", "repeat",
+                      "time_limit", "status", "params", "runs", "solved", "timeouts"})
 _AXIS = re.compile(r"^([A-Za-z][\w-]*)=(.*)$", re.S)
 
 Fits = Callable[[Mapping[str, Any], str], bool]
@@ -68,6 +70,7 @@ class PuzzleRun:
     seed: int
     seeded: bool = False  # the seed also picks the instance (BenchCase.seeded)
     solver_command: str | None = None  # an outside solver's NAME=FORMAT:COMMAND
+    solver_seed: int | None = None  # the solver's own seed (None: the solver takes --seed)
 
     def argv(self) -> list[str]:
         argv = list(self.args)
@@ -76,6 +79,8 @@ class PuzzleRun:
         if self.solver_command is not None:
             argv += ["--solver-command", self.solver_command]
         argv += ["--solver", self.solver, "--seed", str(self.seed)]
+        if self.solver_seed is not None:
+            argv += ["--solver-seed", str(self.solver_seed)]
         if self.time_limit is not None:
             argv += ["--time-limit", f"{self.time_limit:g}"]
         return argv + ["--json"]
@@ -92,12 +97,15 @@ class PuzzleRun:
 
     def describe(self) -> str:
         point = [f"{name}={value}" for name, value in self.params]
-        return " ".join([self.puzzle, *point, self.solver, f"#{self.repeat}"])
+        seed = [] if self.solver_seed is None else [f"solver seed {self.solver_seed}"]
+        return " ".join([self.puzzle, *point, self.solver, f"#{self.repeat}", *seed])
 
     def fields(self) -> dict:
         fields = {"puzzle": self.puzzle, "params": dict(self.params), "solver": self.solver,
                   "time_limit": self.time_limit, "repeat": self.repeat, "seed": self.seed}
         fields |= {"solver_command": self.solver_command} if self.solver_command else {}
+        if self.solver_seed is not None:
+            fields["solver_seed"] = self.solver_seed
         return fields | ({"seeded_instance": True} if self.seeded else {})
 
 
@@ -106,7 +114,8 @@ Spec = PuzzleRun | CommandSpec
 
 def puzzle_runs(name: str, sizes: Sequence[int] | None, solvers: Sequence[str],
                 axes: Sequence[tuple[str, Sequence[str]]], time_limit: float | None,
-                repeats: int, default_solvers: bool = False) -> list[PuzzleRun]:
+                repeats: int, default_solvers: bool = False, solver_seeds: int = 0
+                ) -> list[PuzzleRun]:
     """The grid of the registered puzzle `name` (InputError naming the choices if unknown).
 
     A solver that takes none of the forms the puzzle builds is refused; of the bench's
@@ -127,16 +136,19 @@ def puzzle_runs(name: str, sizes: Sequence[int] | None, solvers: Sequence[str],
         raise InputError(f"none of the solvers {', '.join(solvers)} takes a form {name} "
                          f"builds; give --solver")
     return puzzle_grid(name, cases, fitting, axes, time_limit, repeats,
-                       getattr(puzzle, "bench_fits", None))
+                       getattr(puzzle, "bench_fits", None), solver_seeds=solver_seeds)
 
 
 def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
                 axes: Sequence[tuple[str, Sequence[str]]], time_limit: float | None,
-                repeats: int, fits: Fits | None = None, first_seed: int = 0
-                ) -> list[PuzzleRun]:
+                repeats: int, fits: Fits | None = None, first_seed: int = 0,
+                solver_seeds: int = 0) -> list[PuzzleRun]:
     """Every case x axis combination x solver x repeat that `fits` admits (all without it);
-    repeat r runs with seed first_seed + r - 1. An axis value no solver takes is refused."""
+    repeat r runs with seed first_seed + r - 1, and with `solver_seeds` K once per solver
+    seed 0..K-1 (0: the solver takes the run's seed). An axis value no solver takes is
+    refused."""
     check_repeats(repeats)
+    check_repeats(max(solver_seeds, 1), "--solver-seeds")
     solver_kinds(solvers)
     if not cases:
         raise InputError(f"{puzzle} has no bench case for these sizes")
@@ -148,10 +160,11 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
     combos: list[tuple[tuple[str, str], ...]] = [()]
     for name, values in axes:
         combos = [combo + ((name, value),) for combo in combos for value in values]
-    check_size(len(cases) * len(combos) * len(solvers) * repeats)
     # An outside solver's definition goes with each of its runs: the run's process knows
     # only the package's own solvers.
     commands = {name: getattr(solver_table.solver(name), "spec", None) for name in solvers}
+    check_size(len(cases) * len(combos) * len(solvers) * repeats * max(solver_seeds, 1))
+    own_seeds: Sequence[int | None] = range(solver_seeds) if solver_seeds else [None]
     runs, used = [], set()
     for case in cases:
         for combo in combos:
@@ -162,8 +175,8 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
                 used.update(combo)
                 runs += [PuzzleRun(puzzle, tuple(case.args), params, combo, solver,
                                    time_limit, r, first_seed + r - 1, case.seeded,
-                                   commands[solver])
-                         for r in range(1, repeats + 1)]
+                                   commands[solver], own)
+                         for r in range(1, repeats + 1) for own in own_seeds]
     for name, values in axes:
         for value in values:
             if (name, value) not in used:

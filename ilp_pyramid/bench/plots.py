@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from ilp_pyramid.bench.scores import (
+    DEFAULT_TIME,
     TIME_MEANINGS,
     VIRTUAL_BEST,
     Family,
@@ -32,7 +33,8 @@ PANEL_INCHES = (5.5, 4.2)
 MAX_COLUMNS = 3
 
 
-def write_plot(kind: str, families: list[Family], path: Path, time: str = "wall") -> None:
+def write_plot(kind: str, families: list[Family], path: Path,
+               time: str = DEFAULT_TIME) -> None:
     """Draw `kind` (cactus | profile) of the families into the PNG file `path`."""
     if kind not in KINDS:
         raise InputError(f"unknown plot kind {kind!r} (choose from {', '.join(KINDS)})")

@@ -3,10 +3,14 @@
 A record of this version (`schema` 2) carries what is needed to judge and redo the figure:
 the timed argv and the bench invocation, the machine (cores, platform, Python, package
 version), the date, the load average just before and just after the run, wall and CPU
-seconds, status, exit code, peak memory, repeat and seed; a run of a puzzle's grid also the
-puzzle and its `params` (the grid point: the bench case's params and the axes' values); a
-run whose --json says which options shaped its model (`solve --json`'s "model_options": Bel's
-formulation, strategy set and card, the Sudoku Cube's parity...) also those, as
+seconds of the process and, beside them, the parts its --json reports (`solve_seconds`: the
+solver's own call; `build_seconds`; `run_seconds`: build, solve, decode and check; `seconds`:
+the solver's time where reported, else the command's), status, exit code, peak memory,
+repeat, seed and `solver_seed` (the solver's own random seed, where the run set one); a run
+of a puzzle's grid also the puzzle and its `params` (the grid point: the bench case's params
+and the axes' values); a run whose --json says which options shaped its model (`solve
+--json`'s "model_options": Bel's formulation, strategy set and card, the Sudoku Cube's
+parity...) also those, as
 `model_options`, defaults resolved, so a table says which model ran even where no axis named
 it; a run on a Dask cluster (`bench --scheduler`) also its worker's `host` and `worker`
 address. Records without `model_options` (written before, or of a command that does not
@@ -45,8 +49,9 @@ TIMEOUTS = (TIMEOUT, LEGACY_KILLED)
 # Exit code -> status for commands that print no JSON (the CLI contract of the package).
 EXIT_STATUS = {0: SOLVED, 1: INFEASIBLE, 3: TIMEOUT}
 # Fields that must be numbers (or absent / null) for a record to be used.
-NUMERIC = ("n", "repeat", "seed", "seconds", "build_seconds", "wall_seconds", "cpu_seconds",
-           "peak_rss_mb", "variables", "constraints")
+NUMERIC = ("n", "repeat", "seed", "solver_seed", "seconds", "solve_seconds", "build_seconds",
+           "run_seconds", "wall_seconds", "cpu_seconds", "peak_rss_mb", "variables",
+           "constraints")
 
 # Fields that must be text (or absent / null): they name a configuration.
 TEXT = ("label", "puzzle", "solver", "formulation", "card", "date", "host", "worker")
@@ -96,7 +101,9 @@ def read_results(path: Path, warn: Warn | None = None) -> list[dict]:
 
     A torn line (the writer was killed mid-line) is skipped; if a record was appended right
     after such a fragment, it is recovered from the joined line. A record missing `status`
-    or with a non-numeric time is ignored. `warn` hears about each line left out.
+    or with a non-numeric time is ignored. `warn` hears once per file about the lines left
+    out: how many, and the first of them with why (a corrupt file is one line, not one per
+    bad line).
     """
     if not path.exists():
         return []
@@ -105,17 +112,27 @@ def read_results(path: Path, warn: Warn | None = None) -> list[dict]:
         text = read_text(path)
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"cannot read results file {path}: {exc}") from None
-    records = []
+    records, bad, first = [], 0, ""
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line:
             continue
         record, problem = _parse_line(line)
-        if problem and warn:
-            warn(f"{path} line {number}: {problem}")
+        if problem:
+            bad += 1
+            first = first or f"line {number}: {problem}"
         if record is not None:
             records.append(record)
+    if bad and warn:
+        warn(bad_lines_text(path, bad, first))
     return records
+
+
+def bad_lines_text(path: Path, bad: int, first: str) -> str:
+    """The one warning of a file with bad lines: how many, and the first with why."""
+    if bad == 1:
+        return f"{path} {first}"
+    return f"{path}: {bad:,} bad lines, the first at {first}"
 
 
 def _parse_line(line: str) -> tuple[dict | None, str]:
@@ -194,6 +211,15 @@ def plain_number(value) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return abs(value) < 1e15 and math.isfinite(value)
+
+
+def solver_seconds(record: dict) -> float | None:
+    """The solver's own seconds of a run: its `solve_seconds`, else (records from before,
+    and commands that report only one time) its `seconds`; None where it has neither."""
+    for name in ("solve_seconds", "seconds"):
+        if record.get(name) is not None:
+            return float(record[name])
+    return None
 
 
 def latest_by_key(records: Iterable[dict]) -> dict[str, dict]:

@@ -11,7 +11,9 @@ The opening comment names the results file (relative to the README's folder), th
 model sizes and peak memory; `runs`: one row per record; `par2`: per puzzle family, each
 solver's solved count and PAR-2 score with the virtual best solver last, as `bench report
 --score par2` computes them; `par2-wide`: the same, one row per family and one column per
-solver) and optional filters
+solver; `time-split`: per family, the share of the wall time that is the solver's, the
+build's, the check's and the process start-up's), the time that scores (`time=solve`, the
+default, or `time=wall`) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
 every block from its data; `--check` only compares. Markers shown as examples, inside code
@@ -26,7 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ilp_pyramid.bench.records import plain_number, read_results
-from ilp_pyramid.bench.scores import score_report
+from ilp_pyramid.bench.scores import (
+    DEFAULT_TIME,
+    TIME_MEANINGS,
+    range_text,
+    score_report,
+    time_fields,
+    winner_note,
+)
 from ilp_pyramid.bench.summary import (
     config_fields,
     config_value,
@@ -36,9 +45,10 @@ from ilp_pyramid.bench.summary import (
     summary_columns,
     text_headers,
 )
+from ilp_pyramid.bench.timesplit import split_markdown, time_split
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "grid", "runs", "par2", "par2-wide")
+TABLES = ("summary", "grid", "runs", "par2", "par2-wide", "time-split")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
@@ -53,6 +63,7 @@ class TableSpec:
     path: str
     table: str = "summary"
     filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    time: str = DEFAULT_TIME  # the time that scores (par2 tables)
 
 
 def parse_spec(text: str) -> TableSpec:
@@ -60,7 +71,7 @@ def parse_spec(text: str) -> TableSpec:
     path, *options = text.strip().split(":")
     if not path:
         raise InputError(f"bench marker {text!r}: no results file named")
-    table, filters = "summary", []
+    table, filters, time = "summary", [], DEFAULT_TIME
     for option in options:
         name, sep, value = option.partition("=")
         name = name.strip()
@@ -68,13 +79,16 @@ def parse_spec(text: str) -> TableSpec:
             raise InputError(f"bench marker {text!r}: {option!r} is not name=value")
         if name == "table":
             table = value.strip()
+        elif name == "time":
+            time = value.strip()
+            time_fields(time)
         elif _FIELD.match(name):  # a field of the records: checked against them (select)
             filters.append((name, tuple(v.strip() for v in value.split(","))))
         else:
             raise InputError(f"bench marker {text!r}: {name!r} is no field name")
     if table not in TABLES:
         raise InputError(f"unknown table {table!r} (choose from {', '.join(TABLES)})")
-    return TableSpec(path, table, tuple(filters))
+    return TableSpec(path, table, tuple(filters), time)
 
 
 def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
@@ -95,10 +109,14 @@ def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
     return [r for r in records if all(value(r, name) in wanted for name, wanted in filters)]
 
 
-def markdown(records: Sequence[dict], table: str, source: str) -> str:
+def markdown(records: Sequence[dict], table: str, source: str, time: str = DEFAULT_TIME
+             ) -> str:
     """A GitHub table and one line saying where it comes from and on what machine."""
     if table in ("par2", "par2-wide"):
-        return _score_table(records, source, wide=table == "par2-wide")
+        return _score_table(records, source, wide=table == "par2-wide", time=time)
+    if table == "time-split":
+        return "\n".join([*split_markdown(time_split(records)), "", SPLIT_KEY, "",
+                          provenance(records, source)])
     if table == "runs":
         headers, cells, columns = _run_cells(records)
     else:
@@ -114,12 +132,20 @@ def markdown(records: Sequence[dict], table: str, source: str) -> str:
     return "\n".join(lines)
 
 
-def _score_table(records: Sequence[dict], source: str, wide: bool = False) -> str:
+SPLIT_KEY = ("Of the wall seconds of the answered runs (solved or proved infeasible) that "
+             "report their parts (split): the solver's own call, building the model, decoding "
+             "and checking the answer, and the process's start-up and exit (Python, imports, "
+             "output); the last column: the median over those runs of the share of a run's "
+             "wall time spent outside the solver.")
+
+
+def _score_table(records: Sequence[dict], source: str, wide: bool = False,
+                 time: str = DEFAULT_TIME) -> str:
     """The PAR-2 table. Long (`par2`): one row per family and solver, ranked within the family
     by the score, then the family's virtual best. Wide (`par2-wide`): one row per family, one
     column per solver (its score and solved count; "-" where it has no run in the family),
     the virtual best last. The time limits and proved-infeasible instances below."""
-    report = score_report(records, factor=2)
+    report = score_report(records, factor=2, time=time)
     families = report["families"]
     if wide:
         # In the records' order (the study's order of families), not by rank.
@@ -133,22 +159,28 @@ def _score_table(records: Sequence[dict], source: str, wide: bool = False) -> st
             lines.append(f"| {family['family']} | {family['instances']} | "
                          + " | ".join([*cells, _score_cell(family["virtual_best"])]) + " |")
         key = "cells: PAR-2 mean s (instances solved)"
+        if any(row.get("score_range") for f in families for row in f["solvers"]):
+            key = ("cells: PAR-2 mean s [lowest-highest PAR-2 over the solver's seeds, where "
+                   "runs took several] (instances solved)")
     else:
-        lines = ["| family | solver | instances | solved | PAR-2 mean s |",
-                 "|---|---|---:|---:|---:|"]
+        lines = ["| family | solver | instances | solved | PAR-2 mean s | over solver seeds |",
+                 "|---|---|---:|---:|---:|---:|"]
         for family in families:
             for row in [*family["solvers"], family["virtual_best"]]:
                 lines.append(f"| {family['family']} | {row['solver']} | {row['instances']} | "
-                             f"{row['solved']} | {row['score']:.2f} |")
+                             f"{row['solved']} | {row['score']:.2f} | "
+                             f"{range_text(row.get('score_range'))} |")
         key = ""
-    summary = ("PAR-2: the mean over instances of the median wall seconds over repeats where "
-               "solved, else 2 x the time limit" + (f"; {key}" if key else "") + "; "
+    summary = ("PAR-2: the mean over instances of the median time over repeats "
+               f"({TIME_MEANINGS[time]}) where solved, else 2 x the time limit"
+               + (f"; {key}" if key else "") + "; "
                + "; ".join(_score_note(family) for family in families) + ".")
     return "\n".join([*lines, "", summary, "", provenance(records, source)])
 
 
 def _score_cell(row: dict) -> str:
-    return f"{row['score']:.2f} ({row['solved']})"
+    spread = f" [{range_text(row['score_range'])}]" if row.get("score_range") else ""
+    return f"{row['score']:.2f}{spread} ({row['solved']})"
 
 
 def _score_note(family: dict) -> str:
@@ -166,6 +198,8 @@ def _score_note(family: dict) -> str:
         note += f", instances not run (counted unsolved): {', '.join(missing)}"
     if family["disagreements"]:
         note += f", solvers disagree on {', '.join(family['disagreements'])}"
+    if family["winner_changes_with_seed"]:
+        note += f", {winner_note(family)}"
     return note
 
 
@@ -226,11 +260,12 @@ def provenance(records: Sequence[dict], source: str) -> str:
     return "_" + "; ".join(parts) + "._"
 
 
-def table_text(path: Path, table: str, filters=(), source: str | None = None) -> str:
+def table_text(path: Path, table: str, filters=(), source: str | None = None,
+               time: str = DEFAULT_TIME) -> str:
     records = select(read_results(path), filters)
     if not records:
         raise InputError(f"{path}: no records{' match the filters' if filters else ''}")
-    return markdown(records, table, source or str(path))
+    return markdown(records, table, source or str(path), time)
 
 
 def blocks(text: str) -> list[re.Match]:
@@ -265,7 +300,7 @@ def _block(match: re.Match, base: Path) -> str:
     path = base / spec.path
     if not path.is_file():
         raise InputError(f"bench marker names {spec.path}, which is not a file")
-    body = table_text(path, spec.table, spec.filters, spec.path)
+    body = table_text(path, spec.table, spec.filters, spec.path, spec.time)
     return f"{match.group(1)}\n{body}\n{match.group(4)}"
 
 

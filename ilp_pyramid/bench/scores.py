@@ -32,13 +32,15 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS
+from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, plain_number
 from ilp_pyramid.bench.summary import OUTER_FIELDS, config_fields, config_value, params_of
 from ilp_pyramid.errors import InputError
 
-# Which time of a run scores: the whole process's wall seconds (every record has them), or
-# the solver's own seconds (from the run's --json).
-TIME_FIELDS = {"wall": "wall_seconds", "solve": "seconds"}
+# Which time of a run scores: the solver's own seconds (the backend's call, from the run's
+# --json; records from before keep it as `seconds`), or the whole process's wall seconds
+# (every record has them: start-up, build and check included). Fields tried in order.
+TIME_FIELDS = {"solve": ("solve_seconds", "seconds"), "wall": ("wall_seconds",)}
+DEFAULT_TIME = "solve"
 TIME_MEANINGS = {"wall": "wall seconds of the whole run",
                  "solve": "the solver's own seconds"}
 # Fields of a record that never tell instances apart.
@@ -59,11 +61,21 @@ def penalty_factor(score: str) -> int:
     return int(match.group(1))
 
 
-def time_field(time: str) -> str:
-    """The record field of a time ('wall' -> wall_seconds); InputError for another name."""
+def time_fields(time: str) -> tuple[str, ...]:
+    """The record fields of a time, first found wins ('wall' -> wall_seconds); InputError
+    for another name."""
     if time not in TIME_FIELDS:
         raise InputError(f"unknown time {time!r} (choose from {', '.join(TIME_FIELDS)})")
     return TIME_FIELDS[time]
+
+
+def run_time(record: dict, fields: Sequence[str]) -> float | None:
+    """A record's time of the first of `fields` it has (None: none)."""
+    for name in fields:
+        value = record.get(name)
+        if value is not None:
+            return float(value)
+    return None
 
 
 def family_of(record: dict) -> str:
@@ -104,10 +116,35 @@ class Outcome:
     seconds: float | None  # the median time when solved, else None
     limit: float  # the largest time limit of these runs
     statuses: tuple[str, ...]
+    # per run, in file order: its time (inf: unsolved) and the solver's seed (run_seed)
+    times: tuple[float, ...] = ()
+    seeds: tuple[int | None, ...] = ()
 
     @property
     def solved(self) -> bool:
         return self.seconds is not None
+
+    def spread(self) -> tuple[float, float] | None:
+        """The fastest and slowest of the repeats (the slowest inf where one did not solve
+        it); None for fewer than two runs."""
+        return (min(self.times), max(self.times)) if len(self.times) > 1 else None
+
+    def seconds_with(self, seed: int) -> float | None:
+        """The time of the runs with solver seed `seed` (their median; None: unsolved or no
+        such run)."""
+        times = [t for t, s in zip(self.times, self.seeds, strict=True) if s == seed]
+        middle = statistics.median(times) if times else math.inf
+        return middle if math.isfinite(middle) else None
+
+
+def run_seed(record: dict) -> int | None:
+    """The solver's own random seed of a run: its `solver_seed`, else its `seed` where that
+    did not pick the instance (the package's --seed seeds the solver too); None for a run
+    whose seed only picked a generated instance, or that took none."""
+    seed = record.get("solver_seed")
+    if seed is None and not record.get("seeded_instance") and not record.get("label"):
+        seed = record.get("seed")
+    return int(seed) if plain_number(seed) else None
 
 
 @dataclass
@@ -152,12 +189,31 @@ class Family:
         """Every time limit the runs had."""
         return sorted({o.limit for o in self.outcomes.values()})
 
+    def seeds(self) -> list[int]:
+        """The solver seeds (run_seed) that every solver took on every instance it ran, in
+        order: those a comparison seed by seed can use."""
+        seeds = [{s for s in o.seeds if s is not None} for o in self.outcomes.values()]
+        return sorted(set.intersection(*seeds)) if seeds else []
 
-def families(records: Iterable[dict], time: str = "wall",
+    def scores_by_seed(self, factor: int) -> dict[int, dict[str, float]]:
+        """Per solver seed, each solver's PAR-k over the runs with that seed alone (a solver
+        without runs on an instance counts unsolved there); {} for fewer than two seeds,
+        where nothing varies."""
+        seeds = self.seeds()
+        if len(seeds) < 2:
+            return {}
+        return {seed: {solver: par_mean([self.outcome(i, solver).seconds_with(seed)
+                                         for i in self.instances],
+                                        self.penalties(solver, factor))
+                       for solver in self.solvers}
+                for seed in seeds}
+
+
+def families(records: Iterable[dict], time: str = DEFAULT_TIME,
              solver_params: Sequence[str] = ()) -> list[Family]:
     """The records grouped into families, instances and solvers (in order of first
     appearance); InputError when a solved run lacks the time asked for."""
-    key = time_field(time)
+    key = time_fields(time)
     records = list(records)
     params = [n for n in config_fields(records) if n not in (*OUTER_FIELDS, "solver")]
     for name in solver_params:
@@ -198,21 +254,33 @@ def _positive(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def _outcome(runs: Sequence[dict], infeasible: bool, key: str, limit: float,
+def _outcome(runs: Sequence[dict], infeasible: bool, key: Sequence[str], limit: float,
              where: str) -> Outcome:
     times = []
     for record in runs:
         if record["status"] == SOLVED or (infeasible and record["status"] == INFEASIBLE):
-            value = record.get(key)
+            value = run_time(record, key)
             if value is None:
+                other = "wall" if key != TIME_FIELDS["wall"] else "solve"
                 raise InputError(f"{where}: a solved run of {record.get('key')!r} has no "
-                                 f"{key} (score another time: --time)")
-            times.append(float(value))
+                                 f"{key[0]} (score another time: --time {other})")
+            times.append(value)
         else:
             times.append(math.inf)
     middle = statistics.median(sorted(times))
     return Outcome(len(runs), middle if math.isfinite(middle) else None, limit,
-                   tuple(r["status"] for r in runs))
+                   tuple(r["status"] for r in runs), tuple(times),
+                   tuple(run_seed(r) for r in runs))
+
+
+def _range(values: Sequence[float]) -> list[float] | None:
+    """[lowest, highest] of some scores, None for fewer than two."""
+    return [min(values), max(values)] if len(values) > 1 else None
+
+
+def _json_range(spread: tuple[float, float]) -> list[float | None]:
+    """A spread for JSON: an unsolved repeat (inf) as null."""
+    return [t if math.isfinite(t) else None for t in spread]
 
 
 def par_mean(times: Sequence[float | None], penalties: Sequence[float]) -> float:
@@ -221,15 +289,16 @@ def par_mean(times: Sequence[float | None], penalties: Sequence[float]) -> float
     return sum(scores) / len(scores) if scores else math.nan
 
 
-def score_report(records: Iterable[dict], factor: int = 2, time: str = "wall",
+def score_report(records: Iterable[dict], factor: int = 2, time: str = DEFAULT_TIME,
                  solver_params: Sequence[str] = ()) -> dict:
     """The PAR-k table of every family and its virtual best solver, as one JSON object."""
-    time_field(time)
+    time_fields(time)
     out = {"score": f"par{factor}", "penalty_factor": factor, "aggregate": "mean",
            "time": time, "time_meaning": TIME_MEANINGS[time], "repeats": "median",
            "solver_params": list(solver_params), "families": []}
     for family in families(records, time, solver_params):
         rows = []
+        by_seed = family.scores_by_seed(factor)
         for solver in family.solvers:
             outcomes = [family.outcome(i, solver) for i in family.instances]
             rows.append({
@@ -245,9 +314,11 @@ def score_report(records: Iterable[dict], factor: int = 2, time: str = "wall",
                 "error_runs": sum(s not in (SOLVED, INFEASIBLE, *TIMEOUTS)
                                   for o in outcomes for s in o.statuses),
                 "score": par_mean(family.times(solver), family.penalties(solver, factor)),
+                "score_range": _range([by_seed[seed][solver] for seed in by_seed]),
             })
         rows.sort(key=lambda row: row["score"])  # ranked; ties keep the file's order
         best = family.best()
+        winners = {seed: min(scores, key=scores.get) for seed, scores in by_seed.items()}
         out["families"].append({
             "family": family.name,
             "time_limits": family.time_limits(),
@@ -258,10 +329,17 @@ def score_report(records: Iterable[dict], factor: int = 2, time: str = "wall",
             "virtual_best": {"solver": VIRTUAL_BEST, "instances": len(best),
                              "solved": sum(t is not None for t in best),
                              "score": par_mean(best, family.best_penalties(factor))},
+            # the best solver by PAR-k on the runs of each solver seed alone; more than one
+            # name here: the family's winner changes with the seed
+            "winner_by_seed": {str(seed): name for seed, name in winners.items()},
+            "winner_changes_with_seed": len(set(winners.values())) > 1,
             "per_instance": [
                 {"instance": instance, "time_limit": family.limits[instance],
                  "best": best[index],
-                 "seconds": {s: family.outcome(instance, s).seconds for s in family.solvers}}
+                 "seconds": {s: family.outcome(instance, s).seconds for s in family.solvers},
+                 # fastest and slowest repeat (null: unsolved by that one; absent: one run)
+                 "spread": {s: _json_range(spread) for s in family.solvers
+                            if (spread := family.outcome(instance, s).spread()) is not None}}
                 for index, instance in enumerate(family.instances)],
         })
     return out
@@ -279,9 +357,12 @@ def score_text(report: dict) -> str:
         plural = "s" if len(family["time_limits"]) > 1 else ""
         lines += ["", f"{family['family']}: {_count(family['instances'], 'instance')}, "
                       f"time limit{plural} {limits} s (unsolved counts {factor} x the limit)"]
-        headers = ["solver", "instances", "solved", f"PAR-{factor} mean s"]
+        seeded = any(row.get("score_range") for row in family["solvers"])
+        headers = ["solver", "instances", "solved", f"PAR-{factor} mean s",
+                   *["over solver seeds"] * seeded]
         cells = [[row["solver"], str(row["instances"]), str(row["solved"]),
-                  f"{row['score']:.2f}"] for row in [*family["solvers"], family["virtual_best"]]]
+                  f"{row['score']:.2f}", *[range_text(row.get("score_range"))] * seeded]
+                 for row in [*family["solvers"], family["virtual_best"]]]
         lines += _aligned(headers, cells)
         notes = [f"{row['solver']}: {_count(row['error_runs'], 'run')} ended in error "
                  "(counted unsolved)" for row in family["solvers"] if row["error_runs"]]
@@ -293,8 +374,22 @@ def score_text(report: dict) -> str:
         if family["disagreements"]:
             notes.append("solved by one run, infeasible by another (infeasible runs count "
                          "unsolved): " + ", ".join(family["disagreements"]))
+        if family["winner_changes_with_seed"]:
+            notes.append(winner_note(family))
         lines += [f"  {note}" for note in notes]
     return "\n".join(lines)
+
+
+def range_text(span: Sequence[float] | None) -> str:
+    """'1.20-3.40' for a [lowest, highest] pair; '-' for none."""
+    return "-" if not span else f"{span[0]:.2f}-{span[1]:.2f}"
+
+
+def winner_note(family: dict) -> str:
+    """The sentence of a family whose best solver changes with the solver's seed."""
+    by_seed = ", ".join(f"seed {seed}: {name}" for seed, name in
+                        family["winner_by_seed"].items())
+    return f"the winner changes with the solver's seed ({by_seed})"
 
 
 def _count(number: int, noun: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.process import interruptible
 from ilp_pyramid.bench import cluster  # Dask: loaded only for a cluster
 from ilp_pyramid.bench.commands import CommandSpec
@@ -61,15 +62,17 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         return record
     data = _last_json(measured.stdout)
     if isinstance(spec, CommandSpec):
-        # Any command: the status from its --json if it printed one, else from its exit code
-        # (and, for a program that exits 0 either way, from --solved-if).
+        # Any command: the status from its --json if it printed one in the package's
+        # vocabulary, else from its exit code (`iq count` says "counted": exit 0, solved; and,
+        # for a program that exits 0 either way, from --solved-if).
         status = data.get("status") if data else None
-        if not isinstance(status, str):
+        if status not in set(Status):
             status = EXIT_STATUS.get(measured.exit_code, ERROR)
             stdout = measured.stdout.decode("utf-8", "replace")
             if status == SOLVED and not spec.template.solved(stdout):
                 status = INFEASIBLE
         record.update(status=status, seconds=_number(data.get("solve_seconds")) if data else None,
+                      **(time_parts(data) if data else {}),
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
@@ -87,7 +90,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
     record.update(
         status=status if isinstance(status, str) else ERROR,
         seconds=_number(data.get("solve_seconds", data.get("seconds"))),
-        build_seconds=_number(data.get("build_seconds")),
+        **time_parts(data),
         variables=_number(data.get("variables")),
         constraints=_number(data.get("constraints", data.get("clauses"))),
         message=message if isinstance(message, str) else str(message),
@@ -97,6 +100,16 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         **_model_options(data),
     )
     return record
+
+
+def time_parts(data: dict) -> dict:
+    """The parts of a run's time its --json reports, as a record keeps them: the solver's
+    own call (`solve_seconds`), the model's build (`build_seconds`) and the command's whole
+    solve path (`run_seconds`: build, solve, decode, check); what the wall time has beyond
+    that is the process's start-up and exit."""
+    return {"solve_seconds": _number(data.get("solve_seconds")),
+            "build_seconds": _number(data.get("build_seconds")),
+            "run_seconds": _number(data.get("seconds", data.get("total_seconds")))}
 
 
 def _model_options(data: dict) -> dict:

@@ -21,7 +21,7 @@ from rich import box
 from rich.table import Table
 
 from ilp_pyramid import backends
-from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS
+from ilp_pyramid.bench.records import INFEASIBLE, SOLVED, TIMEOUTS, solver_seconds
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.figures import pyplot
 
@@ -108,7 +108,7 @@ def summarize_records(records: Sequence[dict]) -> list[dict]:
         answered = [r for r in runs if r["status"] in (SOLVED, INFEASIBLE)]
         wall = sorted(r["wall_seconds"] for r in answered if r.get("wall_seconds") is not None)
         cpu = [r["cpu_seconds"] for r in answered if r.get("cpu_seconds") is not None]
-        solve = sorted(r["seconds"] for r in answered if r.get("seconds") is not None)
+        solve = sorted(t for r in answered if (t := solver_seconds(r)) is not None)
         sized = [r for r in runs if _is_number(r.get("variables"))
                  and _is_number(r.get("constraints"))]
         peaks = [r["peak_rss_mb"] for r in runs if r.get("peak_rss_mb") is not None]
@@ -180,10 +180,11 @@ def summary_columns(rows: Sequence[dict]) -> list[str]:
 def summary_cells(rows: Sequence[dict], sizes: bool = False
                   ) -> tuple[list[str], list[list[str]]]:
     """Headers and cells of the summary table; configuration columns no row uses are left out.
-    With `sizes` (the `grid` table): also the solver's own median solve seconds, the model's
-    variables and constraints (clauses for SAT) and the peak memory."""
+    With `sizes` (the `grid` table): also the solver's own solve seconds (median, and the
+    fastest and slowest run: the spread over repeats and seeds), the model's variables and
+    constraints (clauses for SAT) and the peak memory."""
     used = summary_columns(rows)
-    extra = ["median solve s", "vars", "cons", "peak MB"] if sizes else []
+    extra = ["median solve s", "solve s min-max", "vars", "cons", "peak MB"] if sizes else []
     # Shown where some run answered infeasible; the times are then over both kinds of answer.
     infeasible = any(row.get("infeasible") for row in rows)
     headers = [SUMMARY_HEADERS.get(name, name) for name in used] + [
@@ -201,8 +202,10 @@ def summary_cells(rows: Sequence[dict], sizes: bool = False
             *[str(row.get("infeasible", 0))] * infeasible, fmt_seconds(row["min_seconds"]),
             fmt_seconds(row["median_seconds"]), fmt_seconds(row["max_seconds"]),
             fmt_seconds(row["median_cpu_seconds"]),
-            *([fmt_seconds(row["median_solve_seconds"]), _int(row["variables"]),
-               _int(row["constraints"]), _int(row["peak_rss_mb"])] if sizes else []), load])
+            *([fmt_seconds(row["median_solve_seconds"]),
+               _spread(row["min_solve_seconds"], row["max_solve_seconds"]),
+               _int(row["variables"]), _int(row["constraints"]), _int(row["peak_rss_mb"])]
+              if sizes else []), load])
     return headers, cells
 
 
@@ -238,6 +241,10 @@ def summary_table(rows: Sequence[dict], title: str, sizes: bool = False) -> Tabl
     for row in cells:
         out.add_row(*row)
     return out
+
+
+def _spread(low: float | None, high: float | None) -> str:
+    return "-" if low is None or high is None else f"{fmt_seconds(low)}-{fmt_seconds(high)}"
 
 
 def fmt_seconds(value: float | None) -> str:

@@ -100,7 +100,14 @@ def bench(
                                           "(default: time limit + 30 s + 10%); such a run "
                                           "is a timeout."),
     repeat: int = typer.Option(1, "--repeat", min=1, max=MAX_REPEAT,
-                               help="Runs per grid point (repeat r: --seed r-1)."),
+                               help="Runs per grid point (repeat r: --seed r-1, a generated "
+                                    "instance's seed and, without --solver-seeds, the "
+                                    "solver's)."),
+    solver_seeds: int = typer.Option(None, "--solver-seeds", min=1, max=MAX_REPEAT,
+                                     help="Run each repeat once per solver seed 0..K-1 "
+                                          "(--solver-seed: the solver's own random seed, the "
+                                          "instance unchanged); scores then give the spread "
+                                          "over seeds."),
     results: Path = typer.Option(Path("bench-results.jsonl"), "--results",
                                  help="JSON-lines file: one line per finished run."),
     resume: bool = typer.Option(False, "--resume",
@@ -146,9 +153,10 @@ def bench(
             [parse_template(text, True) for text in external or []]
         templates = with_solved_patterns(templates, solved_if or [])
         if templates:
-            if given(ctx, "puzzle") or axis:
-                raise InputError("--puzzle and --grid make a puzzle's grid; with --command/"
-                                 "--external, write the options into the template")
+            if given(ctx, "puzzle") or axis or solver_seeds:
+                raise InputError("--puzzle, --grid and --solver-seeds make a puzzle's grid; "
+                                 "with --command/--external, write the options into the "
+                                 "template")
             if not formulations and any(t.uses("formulation") for t in templates):
                 raise InputError("a template uses {formulation}: give --formulation")
             specs = command_grid(templates, parse_sizes(n or TEMPLATE_SIZES), solvers,
@@ -157,7 +165,8 @@ def bench(
             axes = [("formulation", formulations)] * bool(formulations) + \
                 [parse_axis(text) for text in axis or []]
             specs = puzzle_runs(puzzle, parse_sizes(n) if n else None, solvers, axes,
-                                time_limit, repeat, default_solvers=solver is None)
+                                time_limit, repeat, default_solvers=solver is None,
+                                solver_seeds=solver_seeds or 0)
     except InputError as exc:
         fail(str(exc))
     done, ran_now = execute(specs, results, resume, kill_after or hard_limit(time_limit),
@@ -204,9 +213,9 @@ def _title(name: str) -> str:
     return str(getattr(puzzles.get(name), "title", name)).split(":")[0]
 
 
-TIME_HELP = ("The time of a run that scores and plots (report: with --score): wall (the whole "
-             "process, every record has it) | solve (the solver's own seconds, from the "
-             "run's --json).")
+TIME_HELP = ("The time of a run that scores and plots (report: with --score): solve (the "
+             "solver's own seconds, from the run's --json) | wall (the whole process: "
+             "start-up, build and check included; every record has it).")
 SOLVER_PARAM_HELP = ("A param that belongs to the solver, not the instance, in scores and plots "
                      "(report: with --score; repeatable): --solver-param formulation compares "
                      "highs/counts with kissat/ladder on the same N.")
@@ -227,7 +236,7 @@ def report(
                               help="Instead of a table of configurations: the score of each "
                                    "solver per puzzle family, par2 (PAR-2; parK: K x the "
                                    "time limit) with the virtual best solver (docs/bench.md)."),
-    time: str = typer.Option("wall", "--time", help=TIME_HELP),
+    time: str = typer.Option(scores.DEFAULT_TIME, "--time", help=TIME_HELP),
     solver_param: list[str] = typer.Option(None, "--solver-param", help=SOLVER_PARAM_HELP),
     json_out: bool = typer.Option(False, "--json",
                                   help="Print the summary rows (--score: the scores) as JSON."),
@@ -266,12 +275,18 @@ def report(
 
 
 def _records(files: list[Path], filters) -> list[dict]:
-    """The records of the results files that pass the filters; InputError when none do."""
-    records = []
+    """The records of the results files that pass the filters; InputError when none do
+    (naming the files' bad lines: then they are the one line said, not a warning before it).
+    """
+    records, bad = [], []
     for path in files:
         if not path.is_file():
             raise InputError(f"{path} is not a results file")
-        records += read_results(path, warn=warn)
+        records += read_results(path, warn=bad.append)
+    if not records and bad:
+        raise InputError("no records to report: " + "; ".join(bad))
+    for message in bad:
+        warn(message)
     records = render_mod.select(records, filters)
     if not records:
         raise InputError("no records to report" + (" match --where" if filters else ""))
@@ -287,7 +302,7 @@ def plot_command(
                                   "solved within tau x the best time, log2 scale)."),
     output: Path = typer.Option(..., "--output", "-o", help="The PNG file to write."),
     where: list[str] = typer.Option(None, "--where", help=WHERE_HELP),
-    time: str = typer.Option("wall", "--time", help=TIME_HELP),
+    time: str = typer.Option(scores.DEFAULT_TIME, "--time", help=TIME_HELP),
     solver_param: list[str] = typer.Option(None, "--solver-param", help=SOLVER_PARAM_HELP),
     json_out: bool = typer.Option(False, "--json", help="Print what was drawn as JSON."),
 ) -> None:

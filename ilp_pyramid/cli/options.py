@@ -89,6 +89,9 @@ TimeLimit = typer.Option(None, "--time-limit", min=0.0, callback=finite_seconds,
 Threads = typer.Option(None, "--threads", min=1, callback=cap_to_cores,
                        help="Solver threads (default: solver's own; at most the cores).")
 Seed = typer.Option(None, "--seed", min=0, help="Random seed passed to the solver.")
+SolverSeed = typer.Option(None, "--solver-seed", min=0,
+                          help="The solver's own random seed, apart from the instance's "
+                               "(default: --seed).")
 Json = typer.Option(False, "--json", help="Print one JSON object instead of text.")
 Jobs = typer.Option(None, "--jobs", "-j", min=1, callback=cap_to_cores,
                     help="Worker processes (default: one per core; at most the cores).")
@@ -137,8 +140,12 @@ def solver_names(*families: str) -> str:
 
 
 def solve_options(time_limit: float | None, threads: int | None, seed: int | None,
-                  verbose: bool = False, **extra: Any) -> SolveOptions:
-    return SolveOptions(time_limit=time_limit, threads=threads, seed=seed, verbose=verbose,
+                  verbose: bool = False, solver_seed: int | None = None,
+                  **extra: Any) -> SolveOptions:
+    """The options of a solve; the solver's seed is `solver_seed` (--solver-seed) where
+    given, else `seed` (--seed, which may also have picked the instance)."""
+    return SolveOptions(time_limit=time_limit, threads=threads,
+                        seed=seed if solver_seed is None else solver_seed, verbose=verbose,
                         extra=extra)
 
 

@@ -43,6 +43,7 @@ from ilp_pyramid.cli.options import (
     Seed,
     Solver,
     SolverCommand,
+    SolverSeed,
     Threads,
     TimeLimit,
     Verbose,
@@ -200,6 +201,7 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
         file: Path | None = File,
         generate: int | None = Generate,
         seed: int | None = GenSeed,
+        solver_seed: int | None = SolverSeed,
         planted: bool = Planted,
         solver: str = SolverOpt,
         solver_command: list[str] = SolverCommand,
@@ -220,7 +222,8 @@ def solve_command(puzzle: protocol.Puzzle, own: Callable[..., Call] | None = Non
             fail(str(exc))
         instance = call.instance if call.instance is not None else \
             instance_of(puzzle, file, generate, seed, planted)
-        options = solve_options(time_limit, threads, seed, verbose and not json_out)
+        options = solve_options(time_limit, threads, seed, verbose and not json_out,
+                                solver_seed)
         try:
             result = protocol.solve(puzzle, instance, entry, options, after=call.after,
                                     **call.model)

@@ -29,6 +29,7 @@ from ilp_pyramid.cli.options import (
     Output,
     Seed,
     Solver,
+    SolverSeed,
     TimeLimit,
     console,
     fail,
@@ -351,6 +352,8 @@ def _print_bench(result: dict[str, Any], model: str) -> None:
 @app.command("bench-one", hidden=True)
 def bench_one_cmd(
     seed: int = like(Seed, default=..., help="The cube's seed, as for generate --seed."),
+    solver_seed: int = like(SolverSeed, help="The solver's own random seed (default: the "
+                                             "solver's own default)."),
     scramble: int = typer.Option(DEFAULT_SCRAMBLE, "--scramble", min=0, max=10_000),
     solver: str = SolverOpt,
     parity: str = ParityOpt,
@@ -373,7 +376,7 @@ def bench_one_cmd(
         instance = instance.broken(broken)
     began = time.perf_counter()
     result = protocol.solve(PUZZLE, Cube(instance.state), solver,
-                            solve_options(time_limit, 1, None),
+                            solve_options(time_limit, 1, solver_seed),
                             parity=parity, rules=() if grid_only else RULES,
                             after={"moves": moves and not grid_only})
     found = result.grid is not None

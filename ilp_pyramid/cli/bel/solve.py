@@ -41,6 +41,7 @@ from ilp_pyramid.cli.options import (
     Seed,
     Solver,
     SolverCommand,
+    SolverSeed,
     Threads,
     TimeLimit,
     Verbose,
@@ -81,6 +82,9 @@ def solve(
     time_limit: float = TimeLimit,
     threads: int = Threads,
     seed: int = Seed,
+    solver_seed: int = like(SolverSeed, help="The solver's own random seed (Bel's instance "
+                                             "takes none: the same as --seed, which it "
+                                             "overrides)."),
     output: Path = like(Output, help="Also write the drawing here."),
     strategy: list[str] = StrategyOpt,
     solver_option: list[str] = SolverOptionOpt,
@@ -116,6 +120,7 @@ def solve(
     130 / 143 interrupted (Ctrl-C / SIGTERM).
     """
     check_n(n)
+    seed = seed if solver_seed is None else solver_seed
     strategy = split_strategies(strategy)
     pictures = Pictures(png, html, cubes, cubes_csv)
     exact_only = {"--solver": solver is not None, "--formulation": formulation != "counts",

@@ -21,7 +21,7 @@ import numpy as np
 
 from ilp_pyramid.errors import InputError
 
-MAX_N = 16  # views of any size up to this (the bench's generated ramp goes past 8)
+MAX_N = 24  # views of any size up to this (the study's generated ramp goes to 24)
 # The branch and bound (engine.py) holds a view in one uint64: it, and the pages that draw
 # a grid to edit, stop at n = 8.
 EXACT_MAX_N = 8
