@@ -25,6 +25,8 @@ EXTRAS = {
     "pindakaas": ("pb", "a pseudo-Boolean encoding"),
     "pyscipopt": ("scip", "the SCIP solver"),
     "gurobipy": ("gurobi", "the Gurobi solver"),
+    "py_d4": ("count", "the #SAT counter D4"),
+    "pyapproxmc": ("count", "ApproxMC's estimate"),
     "starlette": ("ui", "the web workbench"),
     "uvicorn": ("ui", "the web workbench"),
 }

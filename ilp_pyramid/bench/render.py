@@ -12,7 +12,9 @@ model sizes and peak memory; `runs`: one row per record; `par2`: per puzzle fami
 solver's solved count and PAR-2 score with the virtual best solver last, as `bench report
 --score par2` computes them; `par2-wide`: the same, one row per family and one column per
 solver; `time-split`: per family, the share of the wall time that is the solver's, the
-build's, the check's and the process start-up's), the time that scores (`time=solve`, the
+build's, the check's and the process start-up's; `rows`: each record's own `row`, an object
+of column -> cell text its writer made, for results that are no timed runs, such as counts),
+the time that scores (`time=solve`, the
 default, or `time=wall`) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
@@ -48,7 +50,7 @@ from ilp_pyramid.bench.summary import (
 from ilp_pyramid.bench.timesplit import split_markdown, time_split
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "grid", "runs", "par2", "par2-wide", "time-split")
+TABLES = ("summary", "grid", "runs", "par2", "par2-wide", "time-split", "rows")
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
@@ -117,6 +119,8 @@ def markdown(records: Sequence[dict], table: str, source: str, time: str = DEFAU
     if table == "time-split":
         return "\n".join([*split_markdown(time_split(records)), "", SPLIT_KEY, "",
                           provenance(records, source)])
+    if table == "rows":
+        return _rows_table(records, source)
     if table == "runs":
         headers, cells, columns = _run_cells(records)
     else:
@@ -137,6 +141,20 @@ SPLIT_KEY = ("Of the wall seconds of the answered runs (solved or proved infeasi
              "and checking the answer, and the process's start-up and exit (Python, imports, "
              "output); the last column: the median over those runs of the share of a run's "
              "wall time spent outside the solver.")
+
+
+def _rows_table(records: Sequence[dict], source: str) -> str:
+    """The records' own rows (`row`: column -> text), columns in order of first appearance,
+    and the provenance line."""
+    rows = [r["row"] for r in records if isinstance(r.get("row"), dict)]
+    if not rows:
+        raise InputError(f"{source}: no record has a row for table=rows")
+    headers = list(dict.fromkeys(name for row in rows for name in row))
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(str(row.get(h, "")).replace("|", "\\|") for h in headers)
+              + " |" for row in rows]
+    lines += ["", provenance(records, source)]
+    return "\n".join(lines)
 
 
 def _score_table(records: Sequence[dict], source: str, wide: bool = False,

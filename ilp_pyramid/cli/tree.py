@@ -35,6 +35,7 @@ TREE: dict[str, tuple[str, str]] = {
     "solve-cnf": (COMMAND, "ilp_pyramid.cli.cnf:solve_cnf"),
     "strategies": (COMMAND, "ilp_pyramid.cli.bel.info:strategies"),
     "info": (COMMAND, "ilp_pyramid.cli.bel.info:info"),
+    "count": (COMMAND, "ilp_pyramid.cli.bel.count:count"),
     "bench": (GROUP, "ilp_pyramid.cli.bench:app"),
     "hunt": (COMMAND, "ilp_pyramid.cli.bel.hunt:hunt"),
     "ui": (COMMAND, "ilp_pyramid.cli.ui:ui"),
@@ -80,6 +81,8 @@ SUMMARIES = {
                  "checked against every clause), 1 UNSATISFIABLE, 3 time limit.",
     "strategies": "List every strategy: what it adds, and whether it can lose solutions.",
     "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
+    "count": "Count Bel's Pyramids of N levels: labelled, and up to symmetry (the pyramid's "
+             "4^N incidence automorphisms times the (2N-1)! label renamings).",
     "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
             "takes.",
     "ui": "Start the local web workbench: one page per puzzle, enter it by clicking, watch "

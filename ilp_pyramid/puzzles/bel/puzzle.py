@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.errors import InputError
@@ -35,10 +35,14 @@ from ilp_pyramid.protocol import (
     check_sizes,
     check_text,
     shown,
+    solve_options,
 )
 from ilp_pyramid.puzzles.bel.geometry import MAX_N
 from ilp_pyramid.puzzles.bel.solution import BelSolution, check_solution, parse_json
 from ilp_pyramid.verify.bel import verify_solution
+
+if TYPE_CHECKING:
+    from ilp_pyramid.backends.base import SolveOptions
 
 DEFAULT_N = 3  # the classic 35-cube pyramid
 # Solver name -> the model options that solver gets unless the caller gives them
@@ -155,6 +159,21 @@ class BelPuzzle:
         if solution.n != n:
             return [_other_n(solution, n)]
         return verify_solution(solution).reasons()
+
+    def count(self, instance: int,
+              options: SolveOptions | Mapping[str, Any] | None = None) -> int:
+        """The labelled pyramids of N = `instance`, by SAT enumeration and, where D4 is
+        installed, D4 too (they must agree: SolverError otherwise); TimeoutError when
+        `options.time_limit` stops the count first. The count up to symmetry and each
+        method's figures: `ilp_pyramid.puzzles.bel.count.count`."""
+        from ilp_pyramid.puzzles.bel.count import check_n, count
+
+        n, options = _check_instance(instance), solve_options(options)
+        check_n(n)
+        report = count(n, time_limit=options.time_limit)
+        if report.labelled is None:
+            raise TimeoutError(f"the count of N={n} stopped at the time limit")
+        return report.labelled
 
     def render(self, instance: int, solution: BelSolution, fmt: str = "text") -> str | bytes:
         """"text": Knuth's drawing; "png" / "svg": the 3-D view and the levels (extra
