@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from ilp_pyramid.cli import main
-from tests.ui_support import browser_page, ui_client, ui_server  # noqa: F401 - fixtures
+from tests.ui_support import (  # noqa: F401 - fixtures
+    browser_page,
+    stub_children,
+    ui_client,
+    ui_server,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,9 +1,13 @@
 """stdout belongs to the package: every command that takes --json, with every installed solver
-it accepts, run as a real process prints exactly one JSON object on stdout and no traceback.
+it accepts, prints exactly one JSON object on stdout and no traceback.
 
-In-process captures (`sys.stdout`) never see what a C library writes to file descriptor 1
-(highspy 1.16 prints a banner when a `Highs` object is made), so every run here is a child
-process, `python -m ilp_pyramid ...`, and its file descriptor 1 is what is read.
+A capture of `sys.stdout` never sees what a C library writes to file descriptor 1 (highspy 1.16
+prints a banner when the first `Highs` object of a process is made), so what is read here is
+file descriptor 1 itself. Of a real process, `python -m ilp_pyramid ...`, for one run of each
+solver family and of each command that starts processes of its own (`runs_real`): a fresh
+process, whose first `Highs` prints. Of this process (pytest's capfd: descriptors 1 and 2
+redirected to files) for the other rows, which go through the same doors. Every row as a real
+process: `pytest -m slow`.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import pytest
 import typer
 
 from ilp_pyramid.backends import cpsat, solvers
-from ilp_pyramid.cli import build_app
+from ilp_pyramid.cli import build_app, main
 from tests.conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +83,7 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     *sat_rows("solve-cnf", ["{tmp}/bel2.cnf"], []),  # DIMACS goes to python-sat only
     ("strategies", ["--json"], SOLVED),
     ("info", ["3", "--json"], SOLVED),
+    ("count", ["2", "--json"], SOLVED),  # D4 and a SAT enumeration in forked children
     ("hunt", ["3", "--state-dir", "{tmp}/hunt3", "--jobs", "1", "--time-limit", "60",
               "--json"], SOLVED),
     # A run's stdout goes to the bench, never to its own: one solver of each family (every
@@ -143,6 +148,34 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
 ]
 
 
+# Commands that start processes (a pool, a cluster, a bench's runs, a race of repairs) or
+# count over forked jobs: each runs as a real process in the default suite.
+FORKING = {"hunt", "bench", "count", "views battery", "iq count", "iq bench", "views bench",
+           "insanity bench", "sudoku-cube bench"}
+# One run of each solver family as a real process: HiGHS in process, CBC's program, a
+# python-sat solver's forked child, CP-SAT, the numba DLX (`solve 2`, `iq solve pyramid4`).
+FAMILIES = {("solve", "highs"), ("solve", "cbc"), ("solve", COMMON_SAT[0]),
+            ("solve", "cpsat"), ("iq solve", "dlx")}
+
+
+def runs_real(command: str, args: list[str]) -> bool:
+    solver = args[args.index("--solver") + 1] if "--solver" in args else None
+    return command in FORKING or "lns" in args or (command, solver) in FAMILIES
+
+
+def split(row) -> tuple[tuple, tuple]:
+    return tuple(getattr(row, "values", row)), tuple(getattr(row, "marks", ()))
+
+
+SLOW = pytest.mark.slow
+# Every row as a real process; those `runs_real` leaves in process under `slow`.
+REAL_ROWS = [pytest.param(*values, marks=marks if marks or runs_real(*values[:2]) else (SLOW,))
+             for values, marks in map(split, ROWS)]
+# The rows the default suite does not run as a real process, in this process.
+IN_PROCESS_ROWS = [values for values, marks in map(split, ROWS)
+                   if not marks and not runs_real(*values[:2])]
+
+
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("COLUMNS", None)
@@ -196,19 +229,41 @@ def test_every_json_command_has_a_row():
     assert json_commands() == {getattr(row, "values", row)[0] for row in ROWS}
 
 
-@pytest.mark.parametrize(("command", "args", "codes"), ROWS,
-                         ids=lambda value: "-".join(value[:4]) if isinstance(value, list)
-                         else None)
+def row_ids(value):
+    return "-".join(value[:4]) if isinstance(value, list) else None
+
+
+def check_one_object(code: int, out: str, err: str, codes: tuple[int, ...]) -> None:
+    assert code in codes, (code, err[-2000:])
+    assert "Traceback" not in err, err[-2000:]
+    if code == 2:  # refused: one line on stderr, nothing on stdout
+        assert out == "" and len(err.strip().splitlines()) == 1, err
+        return
+    document = json.loads(out)  # the whole of stdout: nothing before or after
+    assert isinstance(document, dict)
+
+
+@pytest.mark.parametrize(("command", "args", "codes"), REAL_ROWS, ids=row_ids)
 def test_json_output_of_a_real_process_is_one_object(workdir, command, args, codes):
     filled = [a.format(tmp=workdir, fixtures=FIXTURES) for a in args]
     done = run([*command.split(), *filled], workdir)
-    assert done.returncode in codes, (done.returncode, done.stderr[-2000:])
-    assert "Traceback" not in done.stderr, done.stderr[-2000:]
-    if done.returncode == 2:  # refused: one line on stderr, nothing on stdout
-        assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1, done.stderr
-        return
-    document = json.loads(done.stdout)  # the whole of stdout: nothing before or after
-    assert isinstance(document, dict)
+    check_one_object(done.returncode, done.stdout, done.stderr, codes)
+
+
+@pytest.mark.parametrize(("command", "args", "codes"), IN_PROCESS_ROWS, ids=row_ids)
+def test_json_output_read_from_file_descriptor_1_is_one_object(workdir, command, args, codes,
+                                                               capfd, monkeypatch):
+    filled = [a.format(tmp=workdir, fixtures=FIXTURES) for a in args]
+    monkeypatch.chdir(workdir)
+    monkeypatch.delenv("COLUMNS", raising=False)
+    capfd.readouterr()  # what this process wrote before is not the row's
+    try:
+        main([*command.split(), *filled])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out, err = capfd.readouterr()
+    check_one_object(code, out, err, codes)
 
 
 @pytest.mark.parametrize("args", [

@@ -129,9 +129,16 @@ SOUND = [name for name, s in CATALOGUE.items() if s.kind != "hypothesis"]
 PAIRS = [(a, b) for a, b in combinations(SOUND, 2) if combine(a, b)]
 
 
-@pytest.mark.parametrize("n", [2, 3])
-@pytest.mark.parametrize("names", [[name] for name in SOUND] + [list(p) for p in PAIRS],
-                         ids=lambda names: "+".join(names))
+# Every strategy alone solved at N=2 and N=3, every pair at N=2; the pairs at N=3 under slow:
+# there, that each pair keeps a solution is the published solution's orbit test below (no
+# solver), and a pair's clauses are its two strategies' own, each solved at N=3 here.
+FEASIBILITY = [pytest.param(n, names, marks=(pytest.mark.slow,) if n == 3 and len(names) > 1
+                            else (), id=f"{'+'.join(names)}-{n}")
+               for names in [[name] for name in SOUND] + [list(p) for p in PAIRS]
+               for n in (2, 3)]
+
+
+@pytest.mark.parametrize(("n", "names"), FEASIBILITY)
 def test_symmetry_breaking_keeps_feasibility(n, names):
     outcome = protocol.solve(BEL, n, "cadical195", SolveOptions(time_limit=60),
                              formulation="counts", strategies=names)

@@ -61,19 +61,41 @@ def test_the_page_offers_the_cli_engines_and_its_range_of_n(ui_client):
     assert options["max_n"] == MAX_N
 
 
-@pytest.mark.parametrize("engine", list(page.engines()))
-def test_every_engine_offered_is_a_solve_the_cli_takes(engine):
-    args = page.solve_args({"n": 2, "engine": engine, "time_limit": 60})
-    assert args[:3] == ["solve", "2", "--json"] and args[-2:] == ["--time-limit", "60"]
-    # Its own process, as the workbench runs it (and not a fork of this threaded one).
-    done = subprocess.run([sys.executable, "-m", "ilp_pyramid", *args], capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=120)
-    assert done.returncode == 0, done.stderr
-    answer = json.loads(done.stdout)
+# One engine of each family as its own process (the numba DLX is test_ui_iq's); the others,
+# whose command is the same `solve` with another name after --solver or --repair, in this
+# process (conftest's run_cli), and as their own process under slow.
+OWN_PROCESS = {"auto", "lns+sat", "exact:highs", "exact:cbc", "exact:kissat", "exact:cpsat"}
+
+
+def check_engine_answer(engine: str, code: int, out: str, err: str) -> None:
+    assert code == 0, err
+    answer = json.loads(out)
     solver = answer["solver"]
     shown = answer.get("engine") or (solver if solver.startswith("lns+") else f"exact:{solver}")
     assert shown == engine or (engine == "auto" and answer["method"] == "auto")
-    assert verify_solution(parse_json(done.stdout)).valid
+    assert verify_solution(parse_json(out)).valid
+
+
+def engine_args(engine: str) -> list[str]:
+    args = page.solve_args({"n": 2, "engine": engine, "time_limit": 60})
+    assert args[:3] == ["solve", "2", "--json"] and args[-2:] == ["--time-limit", "60"]
+    return args
+
+
+@pytest.mark.parametrize("engine", [
+    e if e in OWN_PROCESS else pytest.param(e, marks=pytest.mark.slow) for e in page.engines()])
+def test_every_engine_offered_is_a_solve_the_cli_takes(engine):
+    args = engine_args(engine)
+    # Its own process, as the workbench runs it (and not a fork of this threaded one).
+    done = subprocess.run([sys.executable, "-m", "ilp_pyramid", *args], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=120)
+    check_engine_answer(engine, done.returncode, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("engine", [e for e in page.engines() if e not in OWN_PROCESS])
+def test_every_other_engine_offered_is_a_solve_the_cli_takes_in_process(cli, engine):
+    done = cli(*engine_args(engine))
+    check_engine_answer(engine, done.code, done.out, done.err)
 
 
 @pytest.mark.parametrize(("body", "message"), [

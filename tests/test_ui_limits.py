@@ -200,9 +200,10 @@ def _as(client, token: str):
     return client
 
 
-def test_the_runs_cores_stay_within_the_budget(ui_client):
+def test_the_runs_cores_stay_within_the_budget(ui_client, stub_children):
     """Two Bel N=6 runs: each started with --jobs from the budget, their sum within the
-    cores; a third session waits. The budget is 3 cores here, whatever the machine has."""
+    cores; a third session waits. The budget is 3 cores here, whatever the machine has.
+    The children are stand-ins: what is checked is the server's budget, and its stop."""
     assert RunManager().cores == machine.cores()
     manager = ui_client.app.state.runs
     manager.cores = 3
@@ -220,6 +221,7 @@ def test_the_runs_cores_stay_within_the_budget(ui_client):
             _as(ui_client, token).post(f"/api/runs/{run['run']}/stop", json={})
     jobs = [run["jobs"] for run in started]
     assert jobs == [2, 1] and sum(jobs) <= manager.cores
+    assert [run["args"] for run in started] == stub_children  # what the children were given
     for run in started:
         args = run["args"]
         assert args[args.index("--jobs") + 1] == str(run["jobs"])
@@ -238,7 +240,9 @@ def test_a_run_without_a_time_limit_gets_the_default(ui_client):
     assert done_event(ui_client, answer.json()["run"])["exit"] == 0
 
 
-def test_a_run_past_its_time_limit_is_stopped(ui_client):
+def test_a_run_past_its_time_limit_is_stopped(ui_client, stub_children):
+    # A stand-in child: the server's watch is checked (the closed event stream's test stops a
+    # real run).
     manager = ui_client.app.state.runs
     manager.overtime_seconds = 0.2
     session = ui_client.cookies.get(web.SESSION_COOKIE)

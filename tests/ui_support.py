@@ -123,6 +123,38 @@ def ui_client():
         yield client
 
 
+# What a run's child, `python -m ilp_pyramid ...`, is replaced with where a test checks what the
+# server does around runs (its core budget, its watch), not a run: an interpreter that loads
+# nothing, waits, and ends as the CLI does on SIGINT or SIGTERM. Real runs of every page's
+# engines, and their stops, are the other tests'.
+STUB_CHILD = """import signal, sys, time
+def stop(signum, frame):
+    print("error: interrupted", file=sys.stderr)
+    sys.exit(130 if signum == signal.SIGINT else 143)
+signal.signal(signal.SIGINT, stop)
+signal.signal(signal.SIGTERM, stop)
+time.sleep(600)
+"""
+
+
+@pytest.fixture
+def stub_children(monkeypatch) -> list:
+    """Runs the server starts get STUB_CHILD for a child; the list gets each run's arguments."""
+    import asyncio
+
+    real = asyncio.create_subprocess_exec
+    started: list = []
+
+    async def stand_in(program, *args, **options):
+        if args[:2] == ("-m", "ilp_pyramid"):
+            started.append(list(args[2:]))
+            args = ("-S", "-c", STUB_CHILD)
+        return await real(program, *args, **options)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", stand_in)
+    return started
+
+
 @contextlib.contextmanager
 def chromium_page(**options) -> Iterator:
     """A fresh page in headless Chromium with Playwright's context `options` (skipped
