@@ -57,14 +57,27 @@ def test_table_from_a_small_results_file(routes):
     lines = text.splitlines()
     walk = next(line for line in lines if line.startswith("| walk |"))
     # 1, 10, 100 CPU s at N=3, 4, 5: 1000 s at N=6, 0.3 h, no range
-    assert walk.split(" | ")[1:5] == ["1.00 (2 runs)", "10.00 (1 runs)", "100.00 (1 runs)",
-                                      "0.3 (0.3-0.3)"]
+    # (the N=6 row, a record from elsewhere, is no point of the fit)
+    assert walk.split(" | ")[1:6] == ["0.00", "1.00 (2 runs)", "10.00 (1 runs)",
+                                      "100.00 (1 runs)", "0.3 (0.3-0.3)"]
+    assert walk.endswith(" | 10 (hunt) |")
     cc = next(line for line in lines if line.startswith("| cc:YStep |"))
     cells = cc.split(" | ")
-    assert cells[1] == "2.00 (refuted) (1 runs)" and cells[2] == "-"
-    assert cells[3] == ">= 60.50 (1 runs, 1 capped)"
-    assert cells[4].startswith(">= 0.092 ")  # 60.5 * sqrt(60.5 / 2) s, at least
-    assert "6 runs" in text and "load during the runs 2.0-3.0" in text
+    assert cells[2] == "2.00 (refuted) (1 runs)" and cells[3] == "-"
+    assert cells[4] == ">= 60.50 (1 runs, 1 capped)"
+    assert cells[5].startswith(">= 0.092 ")  # 60.5 * sqrt(60.5 / 2) s, at least
+    assert cells[-1] == "- |"
+    assert "6 runs here" in text and "load during the runs 2.0-3.0" in text
+
+
+def test_startup_is_taken_off_before_the_fit(routes):
+    rows = [{"route": "r", "n": n, "seed": 1, "cpu_s": 0.4 + 3.0 ** n, "outcome": "verified"}
+            for n in (3, 4, 5)]
+    rows.append({"route": "r", "n": 1, "seed": 1, "cpu_s": 0.4, "outcome": "verified"})
+    floor = routes.startup(rows)
+    assert floor == 0.4
+    central, _, _ = routes.extrapolate(routes.per_n(rows, floor))
+    assert central == pytest.approx(3.0 ** 6)
 
 
 def test_render_writes_the_block_and_check_sees_it(routes, tmp_path):
