@@ -312,7 +312,8 @@ def _cell(stat: dict | None) -> str:
 def table(rows: Sequence[dict], source: str) -> str:
     routes = list(dict.fromkeys(r["route"] for r in rows))
     lines = ["| route | startup CPU s | N=3 CPU s | N=4 CPU s | N=5 CPU s "
-             "| N=6 CPU h, exp in N (range) | N=6 CPU h, exp in cubes (range) | N=6 CPU h spent without an answer |",
+             "| N=6 CPU h, exp in N (range) | N=6 CPU h, exp in cubes (range) "
+             "| N=6 CPU h spent without an answer |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for route in routes:
         mine = [r for r in rows if r["route"] == route]
@@ -341,8 +342,8 @@ def table(rows: Sequence[dict], source: str) -> str:
             for n in sorted(checks)) + "."]
     measured = [r for r in rows if r.get("load")]
     lines += ["", f"From `{source}` ({len(measured)} runs here; CPU seconds: median over "
-              f"seeds, capped runs counted at the cap, `>=` where half or more were capped; 1-minute load "
-              f"during the runs {min(loads):.1f}-{max(loads):.1f} on 2 cores). N=6 by least "
+              "seeds, capped runs counted at the cap, `>=` where half or more were capped; "
+              f"1-minute load during the runs {min(loads):.1f}-{max(loads):.1f} on 2 cores). N=6 by least "
               "squares on log CPU over N=3..5 less the route's startup (its fastest run at "
               "N=1), the range from the fits through the fastest and slowest runs and the "
               "fit without N=3."]
