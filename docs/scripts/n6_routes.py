@@ -345,8 +345,8 @@ def table(rows: Sequence[dict], source: str) -> str:
               "seeds, capped runs counted at the cap, `>=` where half or more were capped; "
               f"1-minute load during the runs {min(loads):.1f}-{max(loads):.1f} on 2 cores). "
               "N=6 by least squares on log CPU over N=3..5 less the route's startup (its "
-              "fastest run at N=1), the range from the fits through the fastest and slowest runs and the "
-              "fit without N=3."]
+              "fastest run at N=1), the range from the fits through the fastest and slowest "
+              "runs and the fit without N=3."]
     return "\n".join(lines)
 
 
