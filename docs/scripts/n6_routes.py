@@ -106,7 +106,7 @@ def measure_one(route: str, n: int, seed: int, cap: float) -> dict:
     in_process = route.startswith("cc:") or route == "decomp"
     if done.returncode == 0:
         outcome = "verified"
-    elif done.returncode == (REFUTED if in_process else 1):
+    elif done.returncode == (REFUTED if in_process else 1) and _refuted(done.stdout, in_process):
         outcome = "refuted"
     if in_process:
         lines = done.stdout.strip().splitlines()
@@ -117,6 +117,17 @@ def measure_one(route: str, n: int, seed: int, cap: float) -> dict:
     return {"route": route, "n": n, "seed": seed, "cpu_s": round(cpu, 3),
             "wall_s": round(wall, 3), "outcome": outcome, "cap_s": cap,
             "load": [round(x, 2) for x in load], **extra}
+
+
+def _refuted(stdout: str, in_process: bool) -> bool:
+    """Exit 1 of `solve` is also its answer when the solver process was killed (by the cap):
+    only the status `infeasible` is a refutation."""
+    if in_process:
+        return True
+    try:
+        return json.loads(stdout).get("status") == "infeasible"
+    except ValueError:
+        return False
 
 
 def _append(row: dict) -> None:
