@@ -42,7 +42,7 @@ from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
 
-def _kernel(inline: bool = False):
+def _kernel(inline: bool = False, helper: bool = True):
     """njit without numba's reference counting (these loops never allocate).
 
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
@@ -53,8 +53,13 @@ def _kernel(inline: bool = False):
     (inline="always") gives the loop the same shape but copies and types the helper's body
     again at every call site, which made the first compile of run_moves take most of the
     first run of a fresh install (docs/hybrid.md, "The first compile").
+
+    `helper`: called from compiled code only, so without the entries Python would call it by
+    (the wrapper that unboxes each of the state's arrays is the larger part of a helper's code
+    to compile); init_state and run_moves, which Python calls, keep theirs.
     """
-    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", forceinline=inline)
+    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", forceinline=inline,
+                no_cpython_wrapper=helper, no_cfunc_wrapper=helper)
 
 
 @_kernel()
@@ -255,7 +260,7 @@ def _delta(i, q, j, j2, p, geom, state):
     return delta
 
 
-@_kernel()
+@_kernel(helper=False)
 def init_state(geom, state):
     """Recompute every count from lab (after a restart or a repair)."""
     (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
@@ -331,7 +336,7 @@ def _target_label(rng, c, i, p, geom, state, labels):
     return chosen
 
 
-@_kernel()
+@_kernel(helper=False)
 def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
