@@ -104,8 +104,14 @@ def test_a_weighed_move_changes_the_count_by_what_it_was_weighed_at(n):
     # The walk decides on `_delta` alone and makes only the moves it accepts: a weight off by
     # one would steer it wrong without ever making its counts wrong, so check the weight
     # against the move made, for single lines, swaps and one-for-two swaps, crossing or not.
+    from numba import njit
+
     from ilp_pyramid.puzzles.bel.lns import search as kernels
 
+    # The helpers have no Python entry (only compiled code calls them): reached through two
+    # small compiled functions here, called with the types the walk calls them with.
+    weigh = njit(lambda i, q, j, j2, p, geom, state: kernels._delta(i, q, j, j2, p, geom, state))
+    relabel = njit(lambda line, label, geom, state: kernels._set_label(line, label, geom, state))
     a = arrays(n)
     rng = np.random.default_rng(n)
     search = LocalSearch(n, random_labels(n, rng), seed=n)
@@ -117,16 +123,16 @@ def test_a_weighed_move_changes_the_count_by_what_it_was_weighed_at(n):
         q = int((p + 1 + rng.integers(a.num_labels - 1)) % a.num_labels)
         before, old = search.conflicts, search.labels.copy()
         counts = search.state[2].copy()
-        weighed = kernels._delta(i, q, j, j2, p, search.geom, search.state)
+        weighed = weigh(i, q, j, j2, p, search.geom, search.state)
         assert np.array_equal(search.state[2], counts)  # weighing puts the counts back
         for line, label in ((i, q), (j, p), (j2, p)):
             if line >= 0:
-                kernels._set_label(line, label, search.geom, search.state)
+                relabel(line, label, search.geom, search.state)
         assert search.conflicts - before == weighed
         assert search.conflicts == conflicts_of(n, search.labels)
         for line in (j2, j, i):
             if line >= 0:
-                kernels._set_label(line, old[line], search.geom, search.state)
+                relabel(line, int(old[line]), search.geom, search.state)
         assert search.conflicts == before
 
 

@@ -38,7 +38,7 @@ METHODS = ("exact", "lns")
 # shows for those seconds; the compile's cost is in docs/auto.md, "Whole-process time").
 # Later runs load the kernels from numba's cache (NUMBA_CACHE_DIR, else __pycache__ beside the
 # sources).
-COMPILING = "compiling the search kernels (first run only, ~10 s)..."
+COMPILING = "compiling the search kernels (first run only)..."
 
 
 def check_method(method: str, repair: str) -> None:

@@ -43,13 +43,24 @@ from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
 
-def _kernel(**options):
+def _kernel(inline: bool = False, helper: bool = True):
     """njit without numba's reference counting (these loops never allocate).
 
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
     pruning does not remove: the move loop ran several times slower (docs/hybrid.md).
+
+    `inline`: the helper is compiled once per signature and LLVM inlines it into every caller
+    (its alwaysinline attribute), so no call is left in the move loop. numba's own inlining
+    (inline="always") gives the loop the same shape but copies and types the helper's body
+    again at every call site, which made the first compile of run_moves take most of the
+    first run of a fresh install (docs/hybrid.md, "The first compile").
+
+    `helper`: called from compiled code only, so without the entries Python would call it by
+    (the wrapper that unboxes each of the state's arrays is the larger part of a helper's code
+    to compile); init_state and run_moves, which Python calls, keep theirs.
     """
-    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", **options)
+    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", forceinline=inline,
+                no_cpython_wrapper=helper, no_cfunc_wrapper=helper)
 
 
 @_kernel()
@@ -76,14 +87,14 @@ def _uniform(rng):
     return np.float64(_next(rng)) * (1.0 / 9007199254740992.0)
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _ix(x):
     """An index known to be >= 0, as an unsigned number: numba then leaves out the test for
     a negative index (Python's count from the end) that it puts on every signed one."""
     return np.uint64(x)
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _list_add(items, pos, sc, slot, k):
     m = sc[slot]
     items[m] = k
@@ -91,7 +102,7 @@ def _list_add(items, pos, sc, slot, k):
     sc[slot] = m + 1
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _list_remove(items, pos, sc, slot, k):
     m = sc[slot] - 1
     p = pos[k]
@@ -102,11 +113,11 @@ def _list_remove(items, pos, sc, slot, k):
     sc[slot] = m
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _remove_cell(c, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
      pool_size, pool_pos, touched, accept) = state
-    k = cellcube[c]
+    k = np.int64(cellcube[c])
     m = cnt[k] - 1
     p = bpos[c]
     last = bucket[k, m]
@@ -121,7 +132,7 @@ def _remove_cell(c, state):
         _list_add(miss, miss_pos, sc, SC_NMISS, k)
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _add_cell(c, k, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
      pool_size, pool_pos, touched, accept) = state
@@ -138,7 +149,7 @@ def _add_cell(c, k, state):
     cellcube[c] = k
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _pool_add(i, key, pool, pool_size, pool_pos):
     m = pool_size[key]
     pool[key, m] = i
@@ -146,7 +157,7 @@ def _pool_add(i, key, pool, pool_size, pool_pos):
     pool_size[key] = m + 1
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _pool_remove(i, key, pool, pool_size, pool_pos):
     m = pool_size[key] - 1
     last = pool[key, m]
@@ -155,7 +166,7 @@ def _pool_remove(i, key, pool, pool_size, pool_pos):
     pool_size[key] = m
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _set_label(i, q, geom, state):
     (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
      line_others) = geom
@@ -168,13 +179,13 @@ def _set_label(i, q, geom, state):
     lab[i] = q
     for t in range(line_start[i], line_start[i + 1]):
         c = line_cells[t]
-        k = cube_id[lab[cell_line[c, 0]], lab[cell_line[c, 1]], lab[cell_line[c, 2]]]
+        k = np.int64(cube_id[lab[cell_line[c, 0]], lab[cell_line[c, 1]], lab[cell_line[c, 2]]])
         if k != cellcube[c]:
             _remove_cell(c, state)
             _add_cell(c, k, state)
 
 
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _moved_label(line, i, q, j, j2, p, lab):
     """A line's label after the move that gives i the label q and j, j2 the label p."""
     if line == i:
@@ -187,7 +198,7 @@ def _moved_label(line, i, q, j, j2, p, lab):
 # Inlined by force: as a call, every array of the two tuples goes on the stack field by field
 # (some 130 words a call), which took a quarter of the N=6 walk's time when LLVM, on a larger
 # body, stopped inlining it by itself (docs/notes/frontier_log.md, "Profiling the N=6 kernel").
-@_kernel(inline="always")
+@_kernel(inline=True)
 def _delta(i, q, j, j2, p, geom, state):
     """How many more repeated cubes the move (i -> q, j and j2 -> p; j, j2 = -1 for none)
     would leave, computed without making it.
@@ -202,7 +213,7 @@ def _delta(i, q, j, j2, p, geom, state):
     lab, cellcube, cnt = state[0], state[1], state[2]
     touched = state[14]
     delta = 0
-    m = 0
+    m = np.int64(0)
     # The count update is written out in both branches: as a shared inline helper the walk
     # was slower, the same walk (paired runs).
     if j < 0 and j2 < 0:  # one line alone (every move of the N=6 walk): no cell is shared
@@ -250,7 +261,7 @@ def _delta(i, q, j, j2, p, geom, state):
     return delta
 
 
-@_kernel()
+@_kernel(helper=False)
 def init_state(geom, state):
     """Recompute every count from lab (after a restart or a repair)."""
     (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
@@ -288,7 +299,7 @@ def _partner(rng, state, labels, length, q, avoid):
     if length < 1 or length * labels >= pool_size.shape[0]:
         return -1
     key = length * labels + q
-    m = pool_size[key]
+    m = np.int64(pool_size[key])
     if m == 0:
         return -1
     t = _below(rng, m)
@@ -326,7 +337,7 @@ def _target_label(rng, c, i, p, geom, state, labels):
     return chosen
 
 
-@_kernel()
+@_kernel(helper=False)
 def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
@@ -354,19 +365,21 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
             break
         made += 1
         k = conf[_ix(_below(rng, sc[SC_NCONF]))]
-        c = bucket[_ix(k), _ix(_below(rng, cnt[_ix(k)]))]
-        i = cell_line[_ix(c), _ix(_below(rng, 3))]
-        p = lab[_ix(i)]
-        q = -1
+        c = bucket[_ix(k), _ix(_below(rng, np.int64(cnt[_ix(k)])))]
+        # Every line and label held as int64 (the arrays hold int32): each helper is then
+        # compiled for one signature, not once for every mix of widths and literals it meets.
+        i = np.int64(cell_line[_ix(c), _ix(_below(rng, np.int64(3)))])
+        p = np.int64(lab[_ix(i)])
+        q = np.int64(-1)
         if _uniform(rng) < p_target:
             q = _target_label(rng, c, i, p, geom, state, labels)
         if q < 0:
             q = _below(rng, labels - 1)
             if q >= p:
                 q += 1
-        length = line_len[_ix(i)]
-        j = -1
-        j2 = -1
+        length = np.int64(line_len[_ix(i)])
+        j = np.int64(-1)
+        j2 = np.int64(-1)
         if p_single > 0.0 and _uniform(rng) < p_single:
             pass  # line i alone changes label: the counting condition may break
         elif p_triple > 0.0 and length > 1 and _uniform(rng) < p_triple:
@@ -381,11 +394,11 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
         elif p_scan > 0.0 and _uniform(rng) < p_scan:
             # the best partner: every line of this length that carries q, tried in turn
             _set_label(i, q, geom, state)
-            j = -1
+            j = np.int64(-1)
             best_delta = 1 << 30
             ties = 0
             for t in range(len_start[length], len_start[length + 1]):
-                cand = len_lines[t]
+                cand = np.int64(len_lines[t])
                 if lab[cand] != q or cand == i:
                     continue
                 _set_label(cand, p, geom, state)
