@@ -37,6 +37,7 @@ TREE: dict[str, tuple[str, str]] = {
     "info": (COMMAND, "ilp_pyramid.cli.bel.info:info"),
     "bench": (GROUP, "ilp_pyramid.cli.bench:app"),
     "hunt": (COMMAND, "ilp_pyramid.cli.bel.hunt:hunt"),
+    "conquer": (COMMAND, "ilp_pyramid.cli.bel.conquer:conquer"),
     "ui": (COMMAND, "ilp_pyramid.cli.ui:ui"),
     "views": (PUZZLE, "ilp_pyramid.cli.views:app"),
     "iq": (PUZZLE, "ilp_pyramid.cli.iq:app"),
@@ -82,6 +83,8 @@ SUMMARIES = {
     "info": "Sizes of the pyramid and the order of its symmetry group (by formula, instantly).",
     "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
             "takes.",
+    "conquer": "Cube-and-conquer Bel's Pyramid under a named hypothesis set, resumable, on a "
+               "cluster.",
     "ui": "Start the local web workbench: one page per puzzle, enter it by clicking, watch "
           "it solve, stop it (docs/ui.md).",
     "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "
