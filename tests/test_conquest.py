@@ -173,7 +173,7 @@ def test_conquer_command_at_the_time_limit_exits_3_and_a_rerun_goes_on(tmp_path)
     counts = []
     for _ in range(2):
         run = conquer_command(4, "--strategy", problem.name, "--record", tmp_path,
-                              "--cube-time", 0, "--jobs", 1, "--time-limit", 6, "--json")
+                              "--cube-time", 0, "--jobs", 1, "--time-limit", 4, "--json")
         assert run.returncode == 3, run.stderr
         report = json.loads(run.stdout)
         assert report["status"] == "timeout" and report["open_cubes"] > 0
@@ -199,7 +199,7 @@ def test_conquer_on_a_real_scheduler_with_two_workers(tmp_path):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster:
         result = conquer_command(4, "--strategy", "+".join(HAS_SOLUTION), "--record",
-                                 tmp_path, "--cube-time", 0.5, "--scheduler",
+                                 tmp_path, "--cube-time", 2, "--scheduler",
                                  cluster.scheduler_address, "--json")
         assert result.returncode == 0, result.stderr
         report = json.loads(result.stdout)
