@@ -193,19 +193,34 @@ def test_conquer_command_input_errors(cli, tmp_path):
     assert notdir.code == 2 and "not a directory" in notdir.err
 
 
-def test_conquer_on_a_real_scheduler_with_two_workers(tmp_path):
+def on_a_real_scheduler(n: int, strategies: str, cube_time: float, record: Path
+                        ) -> subprocess.CompletedProcess:
+    """`conquer` as a client of a scheduler with two worker processes started apart."""
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=":0") as cluster:
-        result = conquer_command(4, "--strategy", "+".join(HAS_SOLUTION), "--record",
-                                 tmp_path, "--cube-time", 2, "--scheduler",
+        result = conquer_command(n, "--strategy", strategies, "--record", record,
+                                 "--cube-time", cube_time, "--scheduler",
                                  cluster.scheduler_address, "--json")
-        assert result.returncode == 0, result.stderr
-        report = json.loads(result.stdout)
-        assert report["status"] == "solved"
-        assert verify_solution(parse_drawing(report["solution"])).valid
-        assert f"2 worker(s) on {cluster.scheduler_address}" in result.stderr
+        assert f"2 worker(s) on {cluster.scheduler_address}" in result.stderr, result.stderr
+    return result
+
+
+def test_conquer_on_a_real_scheduler_with_two_workers_refutes_every_cube(tmp_path):
+    result = on_a_real_scheduler(3, "+".join(NO_SOLUTION), 0, tmp_path)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "unsat" and report["cubes_this_run"] > 2
+
+
+@pytest.mark.slow
+def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path):
+    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 2, tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "solved"
+    assert verify_solution(parse_drawing(report["solution"])).valid
 
 
 @pytest.mark.slow
