@@ -102,6 +102,11 @@ def verdict(result: ConquestResult) -> str:
     if result.status == "solved":
         return f"solved under {name}: verified, saved to {result.record.parent / 'solution.txt'}"
     if result.status == "unsat":
+        from ilp_pyramid.puzzles.bel.strategies import hypotheses
+
+        if not hypotheses(result.hypotheses.strategies):  # symmetry or valid strategies only
+            return (f"no solution: every cube refuted under {name}, which loses no solution "
+                    f"(a proof about the puzzle)")
         return f"no solution under {name}: every cube refuted"
     return f"{result.open} cube(s) still open under {name}"
 
