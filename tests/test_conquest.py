@@ -154,14 +154,14 @@ def test_conquer_command_refutes_every_cube_naming_the_hypotheses(tmp_path):
 
 def test_conquer_command_solves_saves_and_draws_then_a_rerun_reads_the_record(tmp_path):
     out = tmp_path / "drawing.txt"
-    result = conquer_command(4, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
-                             "--cube-time", 2, "--jobs", 1, "-o", out)
+    result = conquer_command(3, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
+                             "--cube-time", 1, "--jobs", 1, "-o", out)
     assert result.returncode == 0, result.stderr
     assert "solved under LabelPermutation: verified" in result.stdout
     saved = (tmp_path / SOLUTION_FILE).read_text()
     assert verify_solution(parse_drawing(saved)).valid and out.read_text() == saved
     assert saved in result.stdout
-    again = conquer_command(4, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
+    again = conquer_command(3, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
                             "--json")
     assert again.returncode == 0 and json.loads(again.stdout)["cubes_this_run"] == 0
 
