@@ -17,6 +17,11 @@ only chooses which cubes its own cells show, and the question is close to an exa
 that CaDiCaL settles at sizes (121 Z lines and more) where a region grown line by line
 is out of reach. Its record, one JSON object per line, lets a resumed run skip
 every settled cube; `open_cubes` rebuilds the cubes left from it.
+
+`Hypotheses` is the other problem the same machinery settles (`ilp-pyramid conquer`): the
+whole puzzle, no line held, under a named set of strategies compiled into the CNF; its
+lookahead probes the longest lines first. An UNSAT cube chosen for it (`chosen_for_proof`)
+is refuted again with a DRAT proof that drat-trim checks (backends/drat.py).
 """
 
 from __future__ import annotations

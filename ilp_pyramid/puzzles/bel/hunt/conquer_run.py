@@ -1,5 +1,6 @@
-"""The cubes of one neighbourhood (conquer.py) settled on a Dask cluster, as the hunt's
-searches are: a local cluster of one worker per core by default, `scheduler` for a real one.
+"""The cubes of one neighbourhood, or of the whole puzzle under hypotheses (conquer.py),
+settled on a Dask cluster, as the hunt's searches are: a local cluster of one worker per core
+by default, `scheduler` for a real one.
 
 Each finished cube is appended to the record at once, so an interrupted or timed-out run
 keeps every cube it settled and a rerun on the same state and size goes on from there. A
