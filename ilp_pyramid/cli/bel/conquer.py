@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 
+from ilp_pyramid.backends import drat
 from ilp_pyramid.cli.bel.options import StrategyOpt, check_n, check_strategies, split_strategies
 from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
@@ -29,6 +30,8 @@ from ilp_pyramid.cli.options import (
     write_output,
 )
 from ilp_pyramid.puzzles.bel.hunt.conquer_run import ConquestResult, run_conquest
+from ilp_pyramid.puzzles.bel.hunt.state import save_solution
+from ilp_pyramid.puzzles.bel.strategies import hypotheses
 
 
 def conquer(
@@ -72,8 +75,6 @@ def conquer(
     check_strategies(names)
     names = [] if names == ["none"] else names
     if check_proofs > 0:
-        from ilp_pyramid.backends import drat
-
         if drat.checker() is None:
             fail(f"--check-proofs needs drat-trim: put it on the PATH or name it in "
                  f"${drat.CHECKER_ENV}")
@@ -83,8 +84,6 @@ def conquer(
                           lambda text: err_console.print(text, markup=False), check_proofs)
     drawing = None
     if result.labels is not None:
-        from ilp_pyramid.puzzles.bel.hunt.state import save_solution
-
         drawing = save_solution(record, n, result.labels)  # verified, or RuntimeError
     if json_out:
         print_json(conquest_json(result, drawing))
@@ -102,8 +101,6 @@ def verdict(result: ConquestResult) -> str:
     if result.status == "solved":
         return f"solved under {name}: verified, saved to {result.record.parent / 'solution.txt'}"
     if result.status == "unsat":
-        from ilp_pyramid.puzzles.bel.strategies import hypotheses
-
         if not hypotheses(result.hypotheses.strategies):  # symmetry or valid strategies only
             return (f"no solution: every cube refuted under {name}, which loses no solution "
                     f"(a proof about the puzzle)")

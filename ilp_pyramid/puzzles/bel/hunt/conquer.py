@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ilp_pyramid.backends import solvers
+from ilp_pyramid.backends import drat, solvers
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.sat import SatSession
 from ilp_pyramid.errors import InputError
@@ -269,8 +269,6 @@ class Conqueror:
     def checked_proof(self, cube: Cube) -> dict:
         """The cube refuted anew by a proof-writing CaDiCaL, the proof checked by drat-trim
         (the units that hold lines are part of the formula checked)."""
-        from ilp_pyramid.backends import drat
-
         began = time.process_time()
         assumed = [*self.form.units, *self.literals(cube)]
         lines = drat.refutation(self.form.clauses, assumed)
