@@ -86,6 +86,8 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     ("count", ["2", "--json"], SOLVED),  # D4 and a SAT enumeration in forked children
     ("hunt", ["3", "--state-dir", "{tmp}/hunt3", "--jobs", "1", "--time-limit", "60",
               "--json"], SOLVED),
+    ("conquer", ["3", "--strategy", "LabelPermutation", "--record", "{tmp}/conquer3",
+                 "--jobs", "1", "--json"], SOLVED),
     # A run's stdout goes to the bench, never to its own: one solver of each family (every
     # solver's own --json is the `solve 2` rows above).
     ("bench", ["--n", "2", "--solver", "highs,kissat", "--time-limit", "30", "--results",

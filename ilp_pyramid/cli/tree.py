@@ -38,6 +38,7 @@ TREE: dict[str, tuple[str, str]] = {
     "count": (COMMAND, "ilp_pyramid.cli.bel.count:count"),
     "bench": (GROUP, "ilp_pyramid.cli.bench:app"),
     "hunt": (COMMAND, "ilp_pyramid.cli.bel.hunt:hunt"),
+    "conquer": (COMMAND, "ilp_pyramid.cli.bel.conquer:conquer"),
     "ui": (COMMAND, "ilp_pyramid.cli.ui:ui"),
     "views": (PUZZLE, "ilp_pyramid.cli.views:app"),
     "iq": (PUZZLE, "ilp_pyramid.cli.iq:app"),
@@ -85,6 +86,8 @@ SUMMARIES = {
              "4^N incidence automorphisms times the (2N-1)! label renamings).",
     "hunt": "Hunt for a Bel's Pyramid solution: one hybrid search per core, as long as it "
             "takes.",
+    "conquer": "Cube-and-conquer Bel's Pyramid under a named hypothesis set, resumable, on a "
+               "cluster.",
     "ui": "Start the local web workbench: one page per puzzle, enter it by clicking, watch "
           "it solve, stop it (docs/ui.md).",
     "bench": "Time runs, each in its own process: a puzzle's grid (its cases x solvers x "

@@ -1,5 +1,6 @@
-"""The cubes of one neighbourhood (conquer.py) settled on a Dask cluster, as the hunt's
-searches are: a local cluster of one worker per core by default, `scheduler` for a real one.
+"""The cubes of one neighbourhood, or of the whole puzzle under hypotheses (conquer.py),
+settled on a Dask cluster, as the hunt's searches are: a local cluster of one worker per core
+by default, `scheduler` for a real one.
 
 Each finished cube is appended to the record at once, so an interrupted or timed-out run
 keeps every cube it settled and a rerun on the same state and size goes on from there. A
@@ -27,7 +28,9 @@ from ilp_pyramid.puzzles.bel.hunt.cluster import (
 from ilp_pyramid.puzzles.bel.hunt.conquer import (
     SAT,
     SPLIT,
+    Hypotheses,
     Record,
+    chosen_for_proof,
     family_name,
     lines_text,
     neighbourhood,
@@ -97,10 +100,26 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
     return result
 
 
+def progress_line(record: Record) -> str:
+    """Cubes settled and open, CPU spent, and the rest estimated from the share of the cube
+    tree refuted so far (a guess that assumes the rest is as hard as what is done)."""
+    counts = record.counts()
+    cpu = record.cpu_seconds()
+    share = record.refuted_measure()
+    rest = (f"about {cpu * (1 - share) / share / 3600:.2f} CPU hours left "
+            f"({100 * share:.1f}% of the cube tree refuted)" if share > 0 else
+            "no estimate of the rest yet")
+    return (f"{len(record.settled)} cube(s) settled ({counts['unsat']} UNSAT, "
+            f"{counts['split']} split), {counts['open']} open, {cpu / 3600:.3f} CPU hours; "
+            f"{rest}")
+
+
 def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int | None,
-            scheduler: str | None, state_dir: Path, say) -> tuple[int, np.ndarray | None]:
+            scheduler: str | None, state_dir: Path, say, proofs: float = 0.0,
+            report_every: float = 60.0) -> tuple[int, np.ndarray | None]:
     """Cubes handed to the workers, one per worker in flight, their answers
-    recorded and their children queued; (cubes settled this run, a solution's labels)."""
+    recorded and their children queued; (cubes settled this run, a solution's labels).
+    `proofs`: the fraction of cubes whose refutation is proof-checked (chosen_for_proof)."""
     import dask
 
     queue = record.open_cubes()
@@ -125,7 +144,7 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
                 while queue and len(running) < workers:
                     cube = queue.pop()
                     running.append(client.submit(settle_cube, record.hood, cube, cube_time,
-                                                 pure=False))
+                                                 chosen_for_proof(cube, proofs), pure=False))
                 for future in [f for f in running if f.done()]:
                     running.remove(future)
                     if future.status == "error":
@@ -141,11 +160,9 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
                                      for label in reversed(row["children"]))
                 if solved is not None:
                     break
-                if time.monotonic() - reported >= 60.0:
+                if time.monotonic() - reported >= report_every:
                     reported = time.monotonic()
-                    counts = record.counts()
-                    say(f"{counts['unsat']} cube(s) UNSAT, {counts['open']} open, "
-                        f"{record.cpu_seconds() / 3600:.2f} CPU hours")
+                    say(progress_line(record))
                 time.sleep(0.1)
         except Overrun:
             pass
@@ -156,3 +173,57 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
             overrun.cancel()
             close_client(client, cluster, scheduler is None)
     return done, solved
+
+
+@dataclass
+class ConquestResult:
+    n: int
+    status: str  # solved | unsat (every cube UNSAT) | timeout (cubes left open)
+    hypotheses: Hypotheses
+    record: Path
+    unsat: int  # cubes settled UNSAT so far (refuted labels count as cubes)
+    split: int
+    open: int
+    cubes_this_run: int
+    cpu_seconds: float  # the solver's CPU time over every run on this record
+    seconds: float  # this run's wall time
+    jobs: int
+    proofs_checked: int
+    proofs_verified: int
+    refuted_share: float
+    labels: np.ndarray | None = None  # a solution's (verified by the caller)
+
+
+def run_conquest(n: int, strategies: list[str], record_dir: Path, cube_time: float,
+                 time_limit: float | None, jobs: int | None, scheduler: str | None,
+                 say=lambda text: None, proofs: float = 0.0,
+                 report_every: float = 10.0) -> ConquestResult:
+    """Settle the cubes of the whole N-level puzzle under `strategies` (conquer.Hypotheses)
+    until all are settled, one is SAT, or `time_limit` passes; RECORD_DIR/conquer-KEY.jsonl
+    keeps every settled cube and a rerun goes on from it."""
+    need("distributed")
+    problem = Hypotheses(n, tuple(dict.fromkeys(strategies)))
+    record_dir.mkdir(parents=True, exist_ok=True)
+    with hold(record_dir / f"conquer-{problem.key}.lock", f"conquer --record {record_dir}"):
+        record = Record.open(record_dir, problem)
+        began = time.monotonic()
+        deadline = None if time_limit is None else began + time_limit
+        if scheduler is None:
+            jobs = local_jobs(jobs)
+        say(f"conquering N={n} under {problem.name}; record {record.path}")
+        solved = record.solution()
+        done = 0
+        if solved is None:
+            if record.settled:
+                say(progress_line(record))
+            done, solved = _settle(record, cube_time, deadline, jobs, scheduler, record_dir,
+                                   say, proofs, report_every)
+        say(progress_line(record))
+        counts = record.counts()
+        checked = record.checked_proofs()
+        status = "solved" if solved is not None else (
+            "unsat" if counts["open"] == 0 else "timeout")
+        return ConquestResult(n, status, problem, record.path, counts["unsat"],
+                              counts["split"], counts["open"], done, record.cpu_seconds(),
+                              time.monotonic() - began, jobs or 0, checked["checked"],
+                              checked["verified"], record.refuted_measure(), solved)

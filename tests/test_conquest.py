@@ -1,0 +1,256 @@
+"""`conquer N --strategy A+B --record DIR`: the whole puzzle cube-and-conquered under named
+hypotheses: the cubes against the plain solve, the record a rerun goes on from, a real Dask
+scheduler with two workers, and refutations checked by drat-trim (a corrupted proof must be
+rejected)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ilp_pyramid.backends import drat
+from ilp_pyramid.puzzles.bel.hunt.conquer import (
+    SAT,
+    SPLIT,
+    UNSAT,
+    Conqueror,
+    Hypotheses,
+    Record,
+    chosen_for_proof,
+    settle_cube,
+)
+from ilp_pyramid.puzzles.bel.hunt.state import SOLUTION_FILE
+from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
+from ilp_pyramid.puzzles.bel.solution import parse_drawing
+from ilp_pyramid.puzzles.bel.strategies import satisfied
+from ilp_pyramid.verify.bel import verify_solution
+from tests.proctools import descendants
+
+# Found by trying: ConstructiveDiagonal with XStep leaves N=3 no solution (CaDiCaL refutes it
+# at once; split by propagation alone, it is a tree of some 70 cubes); LabelPermutation alone
+# keeps one (a symmetry strategy).
+NO_SOLUTION = ("ConstructiveDiagonal", "XStep")
+HAS_SOLUTION = ("LabelPermutation",)
+
+needs_checker = pytest.mark.skipif(drat.checker() is None,
+                                   reason="drat-trim is not installed (docs/frontier.md)")
+
+
+def conquer_command(*args: object, timeout: float = 240) -> subprocess.CompletedProcess:
+    """A real process: the Dask cluster's start sets thread variables in its client's
+    environment, which must not leak into the test process."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", "conquer", *map(str, args)],
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def settle_all(problem: Hypotheses, record: Record, cube_time: float,
+               stop_after: int | None = None, proofs: float = 0.0) -> str:
+    done = 0
+    while (left := record.open_cubes()) and (stop_after is None or done < stop_after):
+        row = settle_cube(problem, left[0], cube_time, chosen_for_proof(left[0], proofs))
+        record.add(row)
+        done += 1
+        if row["status"] == SAT:
+            return SAT
+    return UNSAT if not record.open_cubes() else "open"
+
+
+def plain_solve(n: int, strategies: tuple[str, ...]) -> bool:
+    from ilp_pyramid.backends import solvers
+    from ilp_pyramid.backends.sat import SatSession
+    from ilp_pyramid.puzzles.bel.cnf import build_cnf
+
+    cnf = build_cnf(n, strategies=strategies)
+    with SatSession(cnf.formula.clauses, solvers.solver("cadical195")) as session:
+        return session.solve().status.value == "solved"
+
+
+def test_both_hypothesis_sets_of_the_tests_answer_as_they_claim():
+    assert not plain_solve(3, NO_SOLUTION) and plain_solve(3, HAS_SOLUTION)
+
+
+def test_a_cube_found_sat_is_a_solution_under_the_strategies(tmp_path):
+    problem = Hypotheses(3, HAS_SOLUTION)
+    record = Record.open(tmp_path, problem)
+    assert settle_all(problem, record, 0.05) == SAT
+    labels = record.solution()
+    assert verify_solution(labels_to_solution(3, labels)).valid
+    assert satisfied(3, list(HAS_SOLUTION), [int(x) for x in labels])
+
+
+def test_split_to_the_bottom_every_cube_is_refuted_and_a_rerun_goes_on_from_the_record(
+        tmp_path):
+    """Cube time 0: every cube splits, so the lookahead's refutations and the record decide,
+    and must agree with the plain solve; a rerun settles no cube twice."""
+    problem = Hypotheses(3, NO_SOLUTION)
+    first = Record.open(tmp_path, problem)
+    assert settle_all(problem, first, 0.0, stop_after=3) == "open"
+    settled = set(first.settled)
+    again = Record.open(tmp_path, problem)
+    assert set(again.settled) == settled and again.open_cubes() == first.open_cubes()
+    assert not set(again.open_cubes()) & settled
+    assert settle_all(problem, again, 0.0) == UNSAT
+    assert all(row["status"] == SPLIT for row in again.settled.values())
+    assert len(again.settled) > 3
+    assert 0.0 < first.refuted_measure() < again.refuted_measure() == pytest.approx(1.0)
+    lines = again.path.read_text().splitlines()
+    assert len(lines) == 1 + len(again.settled)  # the problem, then each cube once
+
+
+def test_proof_sampling_is_decided_by_the_cube_alone():
+    cubes = [((line, label),) for line in range(20) for label in range(5)]
+    some = [cube for cube in cubes if chosen_for_proof(cube, 0.5)]
+    assert 0 < len(some) < len(cubes)
+    assert some == [cube for cube in cubes if chosen_for_proof(cube, 0.5)]
+    assert all(chosen_for_proof(cube, 1.0) for cube in cubes)
+    assert not any(chosen_for_proof(cube, 0.0) for cube in cubes)
+
+
+@needs_checker
+def test_a_refuted_cubes_proof_is_verified_and_a_corrupted_one_rejected():
+    problem = Hypotheses(3, NO_SOLUTION)
+    conqueror = Conqueror(problem)
+    try:
+        row = conqueror.settle((), None, proof=True)
+    finally:
+        conqueror.close()
+    assert row["status"] == UNSAT
+    assert row["proof"]["checker"] == "drat-trim" and row["proof"]["verdict"] == drat.VERIFIED
+    clauses = conqueror.form.clauses
+    proof = drat.refutation(clauses, [])
+    assert proof and drat.check(clauses, [], proof) == drat.VERIFIED
+    # the proof without its last lemmas (the empty clause among them) proves nothing
+    assert drat.check(clauses, [], proof[: len(proof) // 2]).startswith(drat.REJECTED)
+    # a satisfiable formula has no refutation to check
+    assert drat.refutation(Conqueror(Hypotheses(3, HAS_SOLUTION)).form.clauses, []) is None
+
+
+@needs_checker
+def test_conquer_command_refutes_every_cube_naming_the_hypotheses(tmp_path):
+    result = conquer_command(3, "--strategy", "+".join(NO_SOLUTION), "--record", tmp_path,
+                             "--cube-time", 5, "--check-proofs", 1, "--jobs", 1, "--json")
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "unsat" and report["open_cubes"] == 0
+    assert report["verdict"] == ("no solution under ConstructiveDiagonal+XStep: every cube "
+                                 "refuted")
+    assert report["proofs_checked"] >= 1
+    assert report["proofs_verified"] == report["proofs_checked"]
+    rows = [json.loads(line) for line in Path(report["record"]).read_text().splitlines()[1:]]
+    checked = [row for row in rows if "proof" in row]
+    assert len(checked) == report["proofs_checked"]
+    assert all(row["status"] == UNSAT and row["proof"]["verdict"] == "verified"
+               for row in checked)
+    assert "cube(s) settled" in result.stderr and "CPU hours" in result.stderr
+
+
+def test_conquer_command_solves_saves_and_draws_then_a_rerun_reads_the_record(tmp_path):
+    out = tmp_path / "drawing.txt"
+    result = conquer_command(3, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
+                             "--cube-time", 1, "--jobs", 1, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "solved under LabelPermutation: verified" in result.stdout
+    saved = (tmp_path / SOLUTION_FILE).read_text()
+    assert verify_solution(parse_drawing(saved)).valid and out.read_text() == saved
+    assert saved in result.stdout
+    again = conquer_command(3, "--strategy", "+".join(HAS_SOLUTION), "--record", tmp_path,
+                            "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["cubes_this_run"] == 0
+
+
+def test_conquer_command_at_the_time_limit_exits_3_and_a_rerun_goes_on(tmp_path):
+    """Split by propagation alone (cube time 0), the tree outlasts a short limit twice; the
+    second run settles only cubes the first left open."""
+    problem = Hypotheses(4, NO_SOLUTION)
+    counts = []
+    for _ in range(2):
+        run = conquer_command(4, "--strategy", problem.name, "--record", tmp_path,
+                              "--cube-time", 0, "--jobs", 1, "--time-limit", 4, "--json")
+        assert run.returncode == 3, run.stderr
+        report = json.loads(run.stdout)
+        assert report["status"] == "timeout" and report["open_cubes"] > 0
+        counts.append(report["cubes_this_run"])
+        assert "open" in run.stderr and "CPU hours" in run.stderr
+    record = Record.open(tmp_path, problem)
+    assert counts[0] > 0 and counts[1] > 0 and len(record.settled) == sum(counts)
+    assert len(record.path.read_text().splitlines()) == 1 + sum(counts)
+
+
+def test_conquer_command_input_errors(cli, tmp_path):
+    bad = cli("conquer", 3, "--strategy", "NoSuchThing", "--record", tmp_path)
+    assert bad.code == 2 and "unknown strategy" in bad.err
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    notdir = cli("conquer", 3, "--record", afile)
+    assert notdir.code == 2 and "not a directory" in notdir.err
+
+
+def on_a_real_scheduler(n: int, strategies: str, cube_time: float, record: Path
+                        ) -> subprocess.CompletedProcess:
+    """`conquer` as a client of a scheduler with two worker processes started apart."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster:
+        result = conquer_command(n, "--strategy", strategies, "--record", record,
+                                 "--cube-time", cube_time, "--scheduler",
+                                 cluster.scheduler_address, "--json")
+        assert f"2 worker(s) on {cluster.scheduler_address}" in result.stderr, result.stderr
+    return result
+
+
+def test_conquer_on_a_real_scheduler_with_two_workers_refutes_every_cube(tmp_path):
+    result = on_a_real_scheduler(3, "+".join(NO_SOLUTION), 0, tmp_path)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "unsat" and report["cubes_this_run"] > 2
+
+
+@pytest.mark.slow
+def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path):
+    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 2, tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "solved"
+    assert verify_solution(parse_drawing(report["solution"])).valid
+
+
+def test_conquer_ctrl_c_stops_within_two_seconds_leaves_no_child_and_keeps_the_record(
+        tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    run = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "conquer", "4", "--strategy",
+                            "+".join(NO_SOLUTION), "--record", str(tmp_path),
+                            "--cube-time", "0", "--jobs", "1"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        record = None
+        while time.monotonic() < deadline:
+            found = list(tmp_path.glob("conquer-*.jsonl"))
+            if found and len(found[0].read_text().splitlines()) >= 2:
+                record = found[0]
+                break
+            time.sleep(0.2)
+        assert record is not None, "no cube settled after 120 s"
+        children = descendants(run.pid)
+        run.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        code = run.wait(timeout=30)
+        stopped = time.monotonic() - sent
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert code == 130 and stopped < 2.0, (code, stopped)
+    time.sleep(1.0)
+    from tests.proctools import alive
+
+    assert not alive(children)
+    assert len(record.read_text().splitlines()) >= 2
