@@ -14,9 +14,9 @@
 #   REF=/path/to/bel_pyramid bash docs/scripts/measure.sh cnf   # 7 (about 45 minutes)
 #   bash docs/scripts/measure.sh mip3; bash docs/scripts/measure.sh mip4   # 8: docs/mip.md
 #   bash docs/scripts/measure.sh orbitope    # 9: docs/mip.md (about 40 min)
-#   bash docs/scripts/measure.sh study       # 10: docs/study.md, all five puzzles (about 30 min)
-#   bash docs/scripts/measure.sh probe       # 11: the next study's ramp ends, one run each
-#   bash docs/scripts/measure.sh hard_study  # 12: the next study, ramps to the hard end (about 3 h)
+#   bash docs/scripts/measure.sh study       # 10: docs/study.md, all five puzzles to their hard
+#                                            #     ends (about 1.5 h on 2 cores)
+#   bash docs/scripts/measure.sh probe       # 11: the study's ramp ends, one run each
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).
@@ -34,7 +34,7 @@ render_pages() {
   done
 }
 
-stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|orbitope|study|probe|hard_study}
+stage=${1:?usage: measure.sh candidates|figures|cnf|mip3|mip4|orbitope|study|probe}
 
 candidates() {
 # 1. The auto choice table: every candidate engine per N (auto.py's CHOICES come from this).
@@ -224,30 +224,7 @@ python -m ilp_pyramid solve 3 --solver scip --solver-option emphasis=default \
    --strategy LabelOrbitope --seed 0 --verbose 2>&1 | grep -i -E "symmetr|orbitope" || true
 }
 
-# 10. The study (docs/study.md): every solver family on every puzzle's ramp, one results file,
-#    one process per run, 30 s limit. The instances are the puzzles' own seeded bench cases
-#    (repeat r: seed r-1 picks the instance and seeds the solver). Where a family cannot
-#    answer the smaller steps of a ramp in the limit it is not run on the larger ones (views
-#    n = 12, 16: the SAT solvers and RC2 time out from n = 10); PAR-2 counts those unsolved
-#    and the table says so.
-study() {
-fresh docs/data/study.jsonl
-local R=(--resume --time-limit 30 --results docs/data/study.jsonl)
-$B "${R[@]}" --puzzle bel --n 2..4 --repeat 3 --solver highs,cbc,scip,kissat,cadical,cpsat
-$B "${R[@]}" --puzzle insanity --n 8,12,16,20 --repeat 3 \
-   --solver highs,cbc,kissat,cadical,cpsat,dlx
-$B "${R[@]}" --puzzle iq --n 4,2,0 --repeat 3 --solver highs,cbc,kissat,cadical,cpsat,dlx
-$B "${R[@]}" --puzzle views --n 4,6,8,10 --repeat 3 --solver highs,cbc,kissat,cadical,rc2
-$B "${R[@]}" --puzzle views --n 12,16 --repeat 3 --solver highs,cbc
-$B "${R[@]}" --puzzle sudoku-cube --n 1,5,30 --repeat 3 --solver highs,cbc,kissat,cadical
-$B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --grid broken=twist,swap,centre \
-   --solver highs,cbc,kissat,cadical
-$B plot docs/data/study.jsonl --kind cactus -o docs/study_cactus.png
-$B plot docs/data/study.jsonl --kind profile -o docs/study_profile.png
-render_pages
-}
-
-# 11. A quick probe of the next study's ramp ends (minutes, not hours): the last steps of every
+# 11. A quick probe of the study's ramp ends (minutes, not hours): the last steps of every
 #    ramp, one instance and one solver seed each, with a short limit (PROBE_LIMIT, 60 s), to
 #    see which steps the virtual best needs 10 s or more for and which a family fails; the
 #    grid table goes to stdout, the records to a scratch file (never a page's).
@@ -263,58 +240,67 @@ $B "${R[@]}" --n 0 --command "count-pyramid5=iq count pyramid5 --time-limit {tim
 $B report "$out" --table grid
 }
 
-# 12. The next study (docs/study.md#the-ramps): every solver family on every puzzle's ramp to
-#    its hard end (stage hard_study; when its records replace docs/data/study.jsonl it becomes the
-#    study stage above, whose commands tests/test_study.py checks against that file),
-#    one results file, one process per run. One time limit for the whole study: the hard
-#    tier's, STUDY_LIMIT (120 s; PAR-2 counts an unsolved instance 240 s). Every step runs
-#    with the solver's own seeds 0..2: `--repeat 3` where the instance takes no seed (Bel, IQ's
-#    empty boards: repeat r is --seed r-1, which seeds the solver), `--solver-seeds 3` where
-#    --seed picks a generated instance (three instances, each run with three solver seeds);
-#    the hard steps of generated ramps two instances with two solver seeds each.
-#    Where a family cannot answer a ramp's smaller steps in the limit it is not run on the
-#    larger ones (PAR-2 counts those unsolved and the table says so). STUDY_SCHEDULER=
-#    tcp://host:8786 runs every call on a Dask cluster (docs/bench.md); the ramp and why each
-#    end was chosen: docs/study.md#the-ramps.
-hard_study() {
+# 10. The study (docs/study.md): every solver family on every puzzle's ramp to its hard end,
+#    one results file, one process per run, one run at a time; tests/test_study.py checks
+#    these commands against docs/data/study.jsonl. One time limit for every run, STUDY_LIMIT
+#    (120 s; PAR-2 counts an unsolved instance 240 s). Variance comes from the solver's own
+#    seeds (`--solver-seeds K`: seeds 0..K-1, the instance unchanged) and, where --seed picks
+#    a generated instance, from `--repeat` instances; Bel's instances take no seed, so there
+#    `--repeat R` runs the solver's seeds 0..R-1. A step a family cannot answer in the limit
+#    is run once per instance and solver seed 0 only, and the family is not run on the larger
+#    steps (PAR-2 counts those unsolved). Outside solvers take part as columns of their own:
+#    picosat (a SAT solver of 2008) on every CNF family, GLPK's glpsol on views' MPS.
+#    STUDY_SCHEDULER=tcp://host:8786 runs every call on a Dask cluster (docs/bench.md).
+study() {
 fresh docs/data/study.jsonl
 local R=(--resume --time-limit "${STUDY_LIMIT:-120}" --results docs/data/study.jsonl
          ${STUDY_SCHEDULER:+--scheduler "$STUDY_SCHEDULER"})
-local ALL_BEL=highs,cbc,scip,kissat,cadical,cpsat EXACT=highs,cbc,kissat,cadical,cpsat,dlx
-local SEEDS=(--repeat 3 --solver-seeds 3) HARD=(--repeat 2 --solver-seeds 2)
-# Bel's Pyramid: N=2..4, then the hypothesis sets that make instances of their own (a
-# proof of no solution under XStep+YStep at N=3, ConstructiveBottom and ConstructiveShell at
-# N=4 and ConstructiveDiagonal at N=5; solutions under YStep and under the reference's
-# ConstructiveTripleDiagonal+YStep), and N=5 for the SAT side (MIP answers no N=4).
-$B "${R[@]}" --puzzle bel --n 2..4 --repeat 3 --solver $ALL_BEL
-$B "${R[@]}" --puzzle bel --n 3 --repeat 3 --grid strategy=XStep+YStep --solver $ALL_BEL
-$B "${R[@]}" --puzzle bel --n 4 --repeat 3 --solver highs,scip,kissat,cadical,cpsat \
-   --grid strategy=YStep,ConstructiveBottom,ConstructiveShell
-$B "${R[@]}" --puzzle bel --n 5 --repeat 3 --solver kissat,cadical,cpsat \
-   --grid strategy=YStep,ConstructiveTripleDiagonal+YStep,ConstructiveDiagonal
+local PICOSAT=(--solver-command 'picosat=cnf:picosat {file}')
+local GLPK=(--solver-command 'glpk=mps:glpsol --freemps {file} -w {solution}')
+local EASY=(--repeat 2 --solver-seeds 2) HARD=(--repeat 2 --solver-seeds 1)
+# Bel's Pyramid: N=2..4 for every family (MIP answers no N=4: one run each shows it), then
+# the proofs and solutions under a hypothesis set that SAT needs 10 s and more for:
+# ConstructiveBottom and ConstructiveShell at N=4 have no solution, and N=5 under
+# ConstructiveTripleDiagonal+YStep (the reference tool's) has one.
+$B "${R[@]}" --puzzle bel --n 2..3 --repeat 3 "${PICOSAT[@]}" \
+   --solver highs,cbc,scip,kissat,cadical,cpsat,picosat
+$B "${R[@]}" --puzzle bel --n 4 --repeat 3 "${PICOSAT[@]}" --solver kissat,cadical,cpsat,picosat
+$B "${R[@]}" --puzzle bel --n 4 --repeat 1 --solver highs,scip
+$B "${R[@]}" --puzzle bel --n 4 --repeat 2 --grid strategy=ConstructiveBottom,ConstructiveShell \
+   --solver kissat,cadical,cpsat
+$B "${R[@]}" --puzzle bel --n 5 --repeat 2 --grid strategy=ConstructiveTripleDiagonal+YStep \
+   --solver kissat,cadical
 # Instant Insanity: planted and random towers; the random ones from n=12 have no solution
 # and the proof is the work. CBC stops at n=20, HiGHS at n=24.
-$B "${R[@]}" --puzzle insanity --n 8,12,16,20 "${SEEDS[@]}" --solver $EXACT
+$B "${R[@]}" --puzzle insanity --n 8,12,16 "${EASY[@]}" "${PICOSAT[@]}" \
+   --solver highs,cbc,kissat,cadical,cpsat,dlx,picosat
+$B "${R[@]}" --puzzle insanity --n 20 "${EASY[@]}" "${PICOSAT[@]}" \
+   --solver highs,kissat,cadical,cpsat,dlx,picosat
+$B "${R[@]}" --puzzle insanity --n 20 --repeat 2 --solver cbc
 $B "${R[@]}" --puzzle insanity --n 24 "${HARD[@]}" --solver highs,kissat,cadical,cpsat,dlx
-$B "${R[@]}" --puzzle insanity --n 28,32 "${HARD[@]}" --solver kissat,cadical,cpsat,dlx
-# IQ: challenges with 4 and 2 pieces given and the empty boards; its hard task is counting
-# every filling, which only Dancing Links does (iq count; no other solver has a counting
-# door yet), timed as commands of the package.
-$B "${R[@]}" --puzzle iq --n 4,2 "${SEEDS[@]}" --solver $EXACT
-$B "${R[@]}" --puzzle iq --n 0 --repeat 3 --solver $EXACT
-$B "${R[@]}" --n 0 --repeat 3 \
-   --command "count-triangle=iq count triangle --time-limit {time_limit} --json" \
-   --command "count-rectangle=iq count rectangle --time-limit {time_limit} --json" \
-   --command "count-pyramid5=iq count pyramid5 --time-limit {time_limit} --json"
+$B "${R[@]}" --puzzle insanity --n 28 "${HARD[@]}" --solver kissat,cadical,dlx
+$B "${R[@]}" --puzzle insanity --n 32 "${HARD[@]}" --solver kissat,dlx
+# IQ: challenges with 4 and 2 pieces given and the empty boards (every solver answers at
+# once), then its hard task, counting every filling: Dancing Links against CP-SAT's
+# enumeration and SAT with blocking clauses (iq count --solver).
+$B "${R[@]}" --puzzle iq --n 4,2 "${EASY[@]}" "${PICOSAT[@]}" \
+   --solver highs,cbc,kissat,cadical,cpsat,dlx,picosat
+$B "${R[@]}" --puzzle iq --n 0 --repeat 2 "${PICOSAT[@]}" \
+   --solver highs,cbc,kissat,cadical,cpsat,dlx,picosat
+$B "${R[@]}" --command 'iq-count=iq count {board} --solver {solver} --time-limit {time_limit} --json' \
+   --grid board=pyramid5,triangle,rectangle --solver dlx,cpsat,cadical
 # Views: the one optimisation; SAT and RC2 stop at n=10, MIP goes on to n=24.
-$B "${R[@]}" --puzzle views --n 4,6,8 "${SEEDS[@]}" --solver highs,cbc,kissat,cadical,rc2
-$B "${R[@]}" --puzzle views --n 10 "${HARD[@]}" --solver highs,cbc,kissat,cadical,rc2
-$B "${R[@]}" --puzzle views --n 12,16 "${SEEDS[@]}" --solver highs,cbc
+$B "${R[@]}" --puzzle views --n 4,6,8 "${EASY[@]}" "${GLPK[@]}" \
+   --solver highs,cbc,kissat,cadical,rc2,glpk
+$B "${R[@]}" --puzzle views --n 10 --repeat 2 --solver highs,cbc
+$B "${R[@]}" --puzzle views --n 10 --repeat 1 --solver kissat,rc2
+$B "${R[@]}" --puzzle views --n 12,16 "${HARD[@]}" --solver highs,cbc
 $B "${R[@]}" --puzzle views --n 20,24 "${HARD[@]}" --solver highs,cbc
 # The Sudoku Cube as far as its generator goes (10,000 turns): no instance is hard, the
 # scramble length does not change the model's difficulty (docs/study.md).
-$B "${R[@]}" --puzzle sudoku-cube --n 1,30,10000 "${SEEDS[@]}" --solver highs,cbc,kissat,cadical
-$B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --solver-seeds 3 \
+$B "${R[@]}" --puzzle sudoku-cube --n 1,30,10000 "${EASY[@]}" "${PICOSAT[@]}" \
+   --solver highs,cbc,kissat,cadical,picosat
+$B "${R[@]}" --puzzle sudoku-cube --n 30 --repeat 2 --solver-seeds 2 \
    --grid broken=twist,swap,centre --solver highs,cbc,kissat,cadical
 $B plot docs/data/study.jsonl --kind cactus -o docs/study_cactus.png
 $B plot docs/data/study.jsonl --kind profile -o docs/study_profile.png
