@@ -7,8 +7,10 @@ clauses and proof steps are plain integers, and the verdict is recomputed from t
 Each added lemma must be RUP (reverse unit propagation): the formula so far, with every literal
 of the lemma set false, propagates to a conflict. CDCL solvers without inprocessing that adds
 clauses by the RAT rule (CaDiCaL as the package runs it) write only such lemmas; a lemma that
-needs RAT is rejected as "not RUP", never guessed at. The proof is accepted when it adds the
-empty clause and the empty clause is RUP, i.e. the formula propagates to a conflict by itself.
+needs RAT is rejected as "not RUP", never guessed at. The proof is accepted when the empty
+clause is RUP, i.e. the formula with the lemmas propagates to a conflict by itself: at the
+empty clause the proof adds, or at its end when it leaves the empty clause unstated (drat-trim
+accepts those too).
 
 Deletions remove a clause, except a unit clause or the reason of a literal the formula already
 implies: those deletions are ignored, as drat-trim ignores unit deletions. Keeping a clause the
@@ -290,6 +292,8 @@ def check(clauses: Iterable[Sequence[int]], steps: Iterable[tuple[bool, Sequence
         if not literals:
             return Verdict(True, "", lemmas, checker.deletions_ignored)
         checker.add(literals)
+    if checker.is_rup([]):  # the lemmas' units clash: the empty clause follows unstated
+        return Verdict(True, "", lemmas, checker.deletions_ignored)
     return Verdict(False, "the proof does not derive the empty clause", lemmas,
                    checker.deletions_ignored)
 
