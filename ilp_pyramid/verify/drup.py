@@ -143,13 +143,15 @@ def _parse_binary(data: bytes) -> list[tuple[bool, list[int]]]:
 
 
 class _Checker:
-    """Clauses with two watched literals over a root-level assignment kept fully propagated."""
+    """Clauses with two watched literals over a root-level assignment kept fully propagated.
+
+    Arrays by literal are lists of 2 * variables + 1 indexed by the literal itself: -v lands
+    at the far end (Python's negative index), apart from every +v."""
 
     def __init__(self, variables: int) -> None:
-        self.offset = variables
         size = 2 * variables + 1
-        self.value = [0] * size  # by literal + offset: 1 true, -1 false, 0 open
-        self.reason = [-1] * (variables + 1)  # root-level literal's clause, by variable
+        self.value = [0] * size  # by literal: 1 true, -1 false, 0 open
+        self.reason = [-1] * size  # by true root-level literal: the clause that implied it
         self.watches: list[list[int]] = [[] for _ in range(size)]
         self.clauses: list[list[int] | None] = []
         self.by_key: dict[tuple[int, ...], list[int]] = {}
@@ -158,19 +160,19 @@ class _Checker:
         self.deletions_ignored = 0
 
     def assign(self, literal: int, reason: int) -> None:
-        self.value[self.offset + literal] = 1
-        self.value[self.offset - literal] = -1
-        self.reason[abs(literal)] = reason
+        self.value[literal] = 1
+        self.value[-literal] = -1
+        self.reason[literal] = reason
         self.trail.append(literal)
 
     def propagate(self, head: int) -> bool:
         """Unit propagation from trail[head:]; False on a conflict."""
-        value, watches, clauses, offset = self.value, self.watches, self.clauses, self.offset
+        value, watches, clauses, reason = self.value, self.watches, self.clauses, self.reason
         trail = self.trail
         while head < len(trail):
             false = -trail[head]
             head += 1
-            watching = watches[offset + false]
+            watching = watches[false]
             kept = 0
             at = 0
             count = len(watching)
@@ -183,38 +185,37 @@ class _Checker:
                 if clause[0] == false:
                     clause[0], clause[1] = clause[1], false
                 other = clause[0]
-                if value[offset + other] == 1:
+                if value[other] == 1:
                     watching[kept] = index
                     kept += 1
                     continue
                 for position in range(2, len(clause)):
                     candidate = clause[position]
-                    if value[offset + candidate] != -1:
+                    if value[candidate] != -1:
                         clause[1], clause[position] = candidate, false
-                        watches[offset + candidate].append(index)
+                        watches[candidate].append(index)
                         break
                 else:
                     watching[kept] = index
                     kept += 1
-                    if value[offset + other] == -1:
-                        while at < count:
-                            watching[kept] = watching[at]
-                            kept += 1
-                            at += 1
-                        del watching[kept:]
+                    if value[other] == -1:
+                        del watching[kept:at]
                         return False
-                    self.assign(other, index)
+                    value[other] = 1
+                    value[-other] = -1
+                    reason[other] = index
+                    trail.append(other)
             del watching[kept:]
         return True
 
     def is_rup(self, lemma: Sequence[int]) -> bool:
         if self.inconsistent:
             return True
-        value, offset = self.value, self.offset
+        value = self.value
         start = len(self.trail)
         conflict = False
         for literal in lemma:
-            state = value[offset + literal]
+            state = value[literal]
             if state == 1:
                 conflict = True
                 break
@@ -223,8 +224,7 @@ class _Checker:
         if not conflict:
             conflict = not self.propagate(start)
         for literal in self.trail[start:]:
-            value[offset + literal] = value[offset - literal] = 0
-            self.reason[abs(literal)] = -1
+            value[literal] = value[-literal] = 0
         del self.trail[start:]
         return conflict
 
@@ -236,16 +236,16 @@ class _Checker:
             return  # nothing more to learn, or a tautology: never propagates
         index = len(self.clauses)
         self.by_key.setdefault(tuple(sorted(clause)), []).append(index)
-        value, offset = self.value, self.offset
-        clause.sort(key=lambda literal: value[offset + literal] == -1)  # open or true ones first
+        value = self.value
+        clause.sort(key=lambda literal: value[literal] == -1)  # open or true ones first
         self.clauses.append(clause)
-        if not clause or value[offset + clause[0]] == -1:
+        if not clause or value[clause[0]] == -1:
             self.inconsistent = True
             return
         if len(clause) >= 2:
-            self.watches[offset + clause[0]].append(index)
-            self.watches[offset + clause[1]].append(index)
-        if (len(clause) == 1 or value[offset + clause[1]] == -1) and value[offset + clause[0]] == 0:
+            self.watches[clause[0]].append(index)
+            self.watches[clause[1]].append(index)
+        if (len(clause) == 1 or value[clause[1]] == -1) and value[clause[0]] == 0:
             start = len(self.trail)
             self.assign(clause[0], index)
             if not self.propagate(start):
@@ -257,9 +257,9 @@ class _Checker:
             return  # drat-trim too ignores deleting a clause it does not hold
         index = indices[-1]
         clause = self.clauses[index]
-        value, offset = self.value, self.offset
-        if len(clause) == 1 or any(value[offset + literal] == 1
-                                   and self.reason[abs(literal)] == index for literal in clause):
+        value, reason = self.value, self.reason
+        if len(clause) == 1 or any(value[literal] == 1 and reason[literal] == index
+                                   for literal in clause):
             self.deletions_ignored += 1
             return
         indices.pop()
