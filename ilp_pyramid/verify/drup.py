@@ -12,6 +12,9 @@ clause is RUP, i.e. the formula with the lemmas propagates to a conflict by itse
 empty clause the proof adds, or at its end when it leaves the empty clause unstated (drat-trim
 accepts those too).
 
+Every lemma is judged, used or not: drat-trim checks backwards and judges only the lemmas the
+refutation needs, so a proof with a broken lemma it never uses passes there and fails here.
+
 Deletions remove a clause, except a unit clause or the reason of a literal the formula already
 implies: those deletions are ignored, as drat-trim ignores unit deletions. Keeping a clause the
 proof has deleted is safe for RUP: every clause kept is implied by the formula, and more clauses
