@@ -135,6 +135,8 @@ def test_the_package_falls_back_to_the_own_checker(php, no_drat_trim):
     assert drat.check(clauses, [], proof) == drat.VERIFIED
     assert drat.check(clauses, [], ["1 0", *proof]).startswith(
         f"{drat.REJECTED}: lemma 1 is not RUP")
+    assert drat.check(clauses, [], [*proof[:-1], "1 x 0"]).startswith(
+        f"{drat.REJECTED}: not a DRAT token")
 
 
 @pytest.mark.skipif(shutil.which("drat-trim") is None, reason="drat-trim is not installed")

@@ -63,7 +63,10 @@ def check(clauses: Sequence[Sequence[int]], assumptions: Sequence[int], proof: S
     program = checker()
     rows = formula(clauses, assumptions)
     if program is None:
-        judged = drup.check(rows, drup.parse_proof(proof), time_limit)
+        try:
+            judged = drup.check(rows, drup.parse_proof(proof), time_limit)
+        except drup.ProofError as error:  # a proof that cannot be read proves nothing
+            return f"{REJECTED}: {error}"
         return VERIFIED if judged.verified else f"{REJECTED}: {judged.reason}"
     variables = max((abs(lit) for row in rows for lit in row), default=0)
     with tempfile.TemporaryDirectory(prefix="ilp-pyramid-drat-") as folder:
