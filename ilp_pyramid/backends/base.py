@@ -164,6 +164,7 @@ class Solver:
     reuse: bool = False
     orbitopes: bool = False
     presolve_retry: bool = False
+    counts: bool = False
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -220,6 +221,9 @@ CAPABILITIES = {
     "orbitopes": "takes the orbitopes a MIP model declares (mip_model.orbitopes)",
     "presolve_retry": "a solve error on a lowered exact cover is asked again without presolve "
                       "(HiGHS' presolve can fail on an infeasible cover)",
+    "counts": "enumerates every model, each once, for a count (enumerate.py): CP-SAT by its "
+              "own enumeration, a SAT solver by blocking clauses on one incremental solver; "
+              "Dancing Links, which reads the exact cover itself, by its own search",
 }
 assert set(CAPABILITIES) <= {f.name for f in fields(Solver)}
 
