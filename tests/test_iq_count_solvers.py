@@ -168,3 +168,15 @@ def test_a_signal_stops_a_solver_count_within_2_s_and_leaves_no_child(solver, si
     assert err.strip().startswith("error:") and len(err.strip().splitlines()) == 1
     time.sleep(0.2)
     assert [w for w in workers if alive(w)] == []
+
+
+@pytest.mark.parametrize("challenge", ["triangle_five_given.txt", "triangle_isolated.txt"])
+@pytest.mark.parametrize("solver", FAMILY_SOLVERS)
+def test_a_challenge_counts_as_dlx_counts_it_none_included(fixtures, solver, challenge):
+    given = (fixtures / "iq" / challenge).read_text()
+    instance = PUZZLE.instance("triangle", given)
+    dlx = count_solutions(instance)
+    report = count_by_solver(instance, solver)
+    assert report.complete
+    assert (report.solutions, report.distinct_up_to_symmetry, report.symmetries) == (
+        dlx.solutions, dlx.distinct_up_to_symmetry, dlx.symmetries)
