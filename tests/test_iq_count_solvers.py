@@ -131,7 +131,8 @@ def test_time_limit_gives_exit_3_and_a_partial_count(cli, tmp_path, solver):
 
 
 @pytest.mark.parametrize("args", [["--solver", "nosuch"], ["--solver", "kissat"],
-                                  ["--solver", "highs"], ["--solver", "cpsat", "--jobs", "2"]])
+                                  ["--solver", "highs"], ["--solver", "cpsat", "--jobs", "2"],
+                                  ["--solver", "cadical", "--depth", "2"]])
 def test_a_solver_that_cannot_count_is_bad_input_in_one_line(cli, args):
     if "--jobs" in args and (os.cpu_count() or 1) < 2:
         pytest.skip("--jobs is capped to the cores: 2 needs two")

@@ -213,7 +213,7 @@ def count(
     jobs: int = Jobs,
     depth: int = typer.Option(None, "--depth", min=1, max=12,
                               help="Split the search tree this many levels deep (default: deep "
-                                   "enough for 128 sub-trees per job)."),
+                                   "enough for 128 sub-trees per job; dlx only)."),
     output: Path = like(Output, help="Write every filling to this file, one per line (see "
                                      "docs/iq.md; .gz to gzip); it appears only when the count "
                                      "is complete."),
@@ -251,6 +251,8 @@ def count(
         fail(str(exc))
     if not own_search and jobs is not None and jobs > 1:
         fail(f"--jobs is Dancing Links' (--solver dlx); {entry.name} counts in one process")
+    if not own_search and depth is not None:
+        fail(f"--depth splits Dancing Links' search (--solver dlx), not {entry.name}'s")
     instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores()) if own_search else 1
     if not json_out:
@@ -269,7 +271,8 @@ def count(
                     fail(f"cannot write {output}: {exc.strerror or exc}")
             progress = stack.enter_context(Progress(
                 *columns, console=err_console, transient=True,
-                disable=json_out or not err_console.is_terminal))
+                # sub-trees are Dancing Links' own: another solver's count shows none
+                disable=json_out or not own_search or not err_console.is_terminal))
             task = progress.add_task("count", total=None)
 
             def update(done: int, total: int) -> None:
