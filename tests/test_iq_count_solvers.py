@@ -1,7 +1,7 @@
 """`iq count --solver S`: the other solver families count the fillings Dancing Links counts.
 
-CP-SAT by its own enumeration, python-sat's solvers by blocking clauses (backends/
-enumeration.py); the same fillings as DLX's, each verified; the CLI contract of `iq count`
+CP-SAT by its own enumeration, python-sat's solvers by blocking clauses (`backends.
+count_models`); the same fillings as DLX's, each verified; the CLI contract of `iq count`
 (one JSON object, exit 3 with a partial count, exit 2 for a solver that cannot count,
 signals within 2 s, no child left).
 """
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from ilp_pyramid.backends import ExactCoverForm, SolveOptions, Status, enumeration, solvers
+from ilp_pyramid import backends
+from ilp_pyramid.backends import ExactCoverForm, SolveOptions, Status, solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.count import count_by_solver, count_solutions
 from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
@@ -72,7 +73,7 @@ def test_blocking_clauses_count_models_projected_on_the_first_variables():
     clauses = [[1, 2, 3], [-1, -2], [-3, 4, 1], [-4, 2, 3]]
     expected = _brute_force(clauses, 4, 3)
     seen: list[tuple] = []
-    result = enumeration.count_models(
+    result = backends.count_models(
         clauses, "cadical195", SolveOptions(),
         lambda true: seen.append(tuple(v in true for v in (1, 2, 3))), projection=3)
     assert result.complete and result.count == len(expected) == len(seen)
@@ -88,7 +89,7 @@ def test_every_line_that_says_it_counts_counts_a_small_cover(solver):
         if items == [0, 1, 2]:
             covers.add(tuple(r for r, on in enumerate(chosen) if on))
     got: list[tuple] = []
-    result = enumeration.count_covers(form, solver, SolveOptions(time_limit=60),
+    result = backends.count_covers(form, solver, SolveOptions(time_limit=60),
                                       lambda rows: got.append(tuple(sorted(rows))))
     assert result.status == Status.SOLVED and result.count == len(covers) == len(got)
     assert set(got) == covers
@@ -97,9 +98,9 @@ def test_every_line_that_says_it_counts_counts_a_small_cover(solver):
 def test_dlx_and_a_one_solve_sat_line_do_not_enumerate_here():
     for name in ("dlx", "kissat"):
         with pytest.raises(InputError, match="does not enumerate"):
-            enumeration.counting(name)
+            backends.counting(name)
     with pytest.raises(InputError, match="whole assignments"):
-        enumeration.count_models([[1, 2]], "cpsat", SolveOptions(), print, projection=1)
+        backends.count_models([[1, 2]], "cpsat", SolveOptions(), print, projection=1)
 
 
 def test_cpsat_count_prints_one_json_object_from_a_real_process():

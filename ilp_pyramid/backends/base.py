@@ -135,6 +135,27 @@ class Result:
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
 
+@dataclass
+class Enumeration:
+    """How a count by enumeration ended (`backends.count_models`): `solved` (every model
+    found: `count` is the count), `timeout` (the limit stopped it: `count` a lower bound) or
+    `error` (`message` says)."""
+
+    solver: str
+    status: Status
+    count: int
+    seconds: float
+    message: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.status == Status.SOLVED
+
+
+# Called with the true projection variables of each model an enumeration finds.
+OnModel = Callable[[list[int]], None]
+
+
 EXACT_COVER = "exact_cover"  # every solver takes it, natively (dlx) or lowered
 PYSAT = "pysat"  # the library of python-sat's lines: python-sat builds some solvers only
 

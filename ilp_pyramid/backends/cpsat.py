@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import Enumeration, Result, SolveOptions, Status
 from ilp_pyramid.backends.forms import BoolModel
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.extras import need  # here: the small SAT solves load this module
@@ -40,8 +40,6 @@ from ilp_pyramid.formats.dimacs import SATISFIABLE, UNSATISFIABLE, parse_certifi
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import Solver
-    from ilp_pyramid.backends.enumeration import Enumeration
-
 __all__ = ["BoolModel", "available", "enumerate_models", "require", "run", "settings",
            "solve_clauses", "solve_model"]
 
@@ -186,10 +184,9 @@ def enumerate_models(form: object, what: str, solver: Solver, options: SolveOpti
     """Every solution of a BoolModel (or CNF clauses) by CP-SAT's own enumeration
     (`enumerate_all_solutions`, one worker: CP-SAT enumerates in a single thread only, and
     keeps every feasible solution through its presolve then), each line handed to
-    `on_model` as it is printed (the door of enumeration.py). CP-SAT tells solutions apart
+    `on_model` as it is printed (the door `backends.count_models`). CP-SAT tells solutions apart
     on every variable, so the projection must be all of them (`antichain` changes nothing
     here)."""
-    from ilp_pyramid.backends.enumeration import Enumeration
 
     require()
     if what != "bool":

@@ -27,13 +27,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import linear, process
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import Enumeration, Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import Solver
-    from ilp_pyramid.backends.enumeration import Enumeration
-
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
 # process (fork, pipe, the model sent back) costs more than such a solve (Bel N=2 has 1,178
 # clauses). Larger ones keep the child, which also holds their memory apart.
@@ -94,10 +92,9 @@ def enumerate_models(form: object, what: str, solver: Solver, options: SolveOpti
                      projection: int, on_model: Callable[[list[int]], None],
                      antichain: bool = False) -> Enumeration:
     """Every model of CNF `form`, each distinct on the variables 1..`projection` (the door
-    of enumeration.py): one incremental solver in a forked child, each model blocked by a
+    `backends.count_models`): one incremental solver in a forked child, each model blocked by a
     clause before the next solve, until none is left. The parent hands each model to
     `on_model` and keeps the time limit and signals (the child is killed)."""
-    from ilp_pyramid.backends.enumeration import Enumeration
 
     check(solver)
     clauses = form.clauses if hasattr(form, "clauses") else form

@@ -18,8 +18,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ilp_pyramid import protocol
-from ilp_pyramid.backends import enumeration, process, solvers
+from ilp_pyramid import backends, protocol
+from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.cli.iq_terminal import coloured
 from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
@@ -246,7 +246,7 @@ def count(
                  f"{', '.join(solvers.names(installed=True, can='counts'))})")
         own_search = entry.reads(solvers.EXACT_COVER)  # Dancing Links counts by its search
         if not own_search:
-            entry = enumeration.counting(entry)
+            entry = backends.counting(entry)
     except InputError as exc:
         fail(str(exc))
     if not own_search and jobs is not None and jobs > 1:

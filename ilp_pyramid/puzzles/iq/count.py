@@ -16,7 +16,10 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ilp_pyramid import backends
+from ilp_pyramid.backends import ExactCoverForm, SolveOptions
 from ilp_pyramid.backends.base import Status
+from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.iq.lines import LineFormat
 from ilp_pyramid.puzzles.iq.model import Instance
 from ilp_pyramid.verify.iq import FillingChecker
@@ -169,19 +172,15 @@ _BATCH = 4096
 
 def count_by_solver(instance: Instance, solver: str, time_limit: float | None = None,
                     output: BinaryIO | None = None) -> CountReport:
-    """Count the fillings by another solver family's enumeration (backends/enumeration.py:
+    """Count the fillings by another solver family's enumeration (`backends.count_covers`:
     CP-SAT's own, a SAT solver's blocking clauses): every filling found is checked as a line
     by the independent checker and against the ones before (the same filling twice is an
     error, never counted), and tallied up to the board's symmetries as `count_solutions`
     does; with `output`, written as verified lines. SolverError for a solver that fails."""
-    from ilp_pyramid.backends import SolveOptions, enumeration
-    from ilp_pyramid.errors import SolverError
-    from ilp_pyramid.puzzles.iq.puzzle import exact_cover_form
-
     start = time.perf_counter()
-    rows, _, _ = instance.exact_cover_rows()
+    rows, primary, secondary = instance.exact_cover_rows()
     if not instance.free_cells or not rows:  # nothing to search: no solver asked
-        enumeration.counting(solver)
+        backends.counting(solver)
         return count_solutions(instance, output=output)
     group = symmetry_group(instance)
     summarise = _part_summary(instance, placement_permutations(instance, group),
@@ -216,8 +215,8 @@ def count_by_solver(instance: Instance, solver: str, time_limit: float | None = 
             flush()
 
     try:
-        result = enumeration.count_covers(exact_cover_form(instance), solver,
-                                          SolveOptions(time_limit=time_limit), on_cover)
+        result = backends.count_covers(ExactCoverForm(rows, primary, secondary), solver,
+                                       SolveOptions(time_limit=time_limit), on_cover)
         flush()
     except _Unverified as exc:
         raise SolverError(f"{solver}: a filling failed the check: {exc}") from None
