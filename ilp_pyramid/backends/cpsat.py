@@ -132,9 +132,12 @@ def settings(options: SolveOptions) -> dict:
 def solve_clauses(clauses: Sequence[Sequence[int]], solver: Solver,
                   options: SolveOptions | None = None) -> Result:
     """CNF clauses as a BoolModel with clauses only."""
+    return solve_model(_clauses_only(clauses), solver, options)
+
+
+def _clauses_only(clauses: Sequence[Sequence[int]]) -> BoolModel:
     top = max((abs(lit) for clause in clauses for lit in clause), default=0)
-    model = BoolModel(num_vars=top, clauses=[list(c) for c in clauses])
-    return solve_model(model, solver, options)
+    return BoolModel(num_vars=top, clauses=[list(c) for c in clauses])
 
 
 def solve_model(model: BoolModel, solver: Solver, options: SolveOptions | None = None
@@ -177,23 +180,18 @@ def solve_model(model: BoolModel, solver: Solver, options: SolveOptions | None =
                   message=f"no answer within {limit:g} s" if limit else "no answer")
 
 
-
 def enumerate_models(form: object, what: str, solver: Solver, options: SolveOptions,
                      projection: int, on_model: Callable[[list[int]], None],
                      antichain: bool = False) -> Enumeration:
     """Every solution of a BoolModel (or CNF clauses) by CP-SAT's own enumeration
     (`enumerate_all_solutions`, one worker: CP-SAT enumerates in a single thread only, and
     keeps every feasible solution through its presolve then), each line handed to
-    `on_model` as it is printed (the door `backends.count_models`). CP-SAT tells solutions apart
-    on every variable, so the projection must be all of them (`antichain` changes nothing
-    here)."""
-
+    `on_model` as it is printed (the door `backends.count_models`). CP-SAT tells solutions
+    apart on every variable, so the projection must be all of them (`antichain` changes
+    nothing here)."""
     require()
-    if what != "bool":
-        clauses = form.clauses if hasattr(form, "clauses") else form
-        top = max((abs(lit) for clause in clauses for lit in clause), default=0)
-        form = BoolModel(num_vars=top, clauses=[list(c) for c in clauses])
-    model: BoolModel = form  # type: ignore[assignment]
+    model: BoolModel = form if what == "bool" else _clauses_only(  # type: ignore[assignment]
+        form.clauses if hasattr(form, "clauses") else form)
     if projection != model.num_vars:
         raise InputError(f"CP-SAT enumerates whole assignments: project on all "
                          f"{model.num_vars} variables, not {projection}")

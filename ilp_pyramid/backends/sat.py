@@ -32,6 +32,7 @@ from ilp_pyramid.errors import Interrupted, SolverError
 
 if TYPE_CHECKING:
     from ilp_pyramid.backends.base import Solver
+
 # Formulas up to this many clauses are solved in this process (`_solve_here`): a child
 # process (fork, pipe, the model sent back) costs more than such a solve (Bel N=2 has 1,178
 # clauses). Larger ones keep the child, which also holds their memory apart.
