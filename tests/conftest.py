@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import os
 import signal
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -53,3 +54,16 @@ def cli():
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def no_drat_trim(monkeypatch):
+    """The machine as if drat-trim were never built: off the PATH (this process's and its
+    children's) and unnamed, not deleted."""
+    from ilp_pyramid.backends import drat
+
+    monkeypatch.delenv(drat.CHECKER_ENV, raising=False)
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    monkeypatch.setenv("PATH", os.pathsep.join(
+        folder for folder in folders if not (Path(folder) / "drat-trim").exists()))
+    assert drat.checker() is None

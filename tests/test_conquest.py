@@ -1,7 +1,7 @@
 """`conquer N --strategy A+B --record DIR`: the whole puzzle cube-and-conquered under named
 hypotheses: the cubes against the plain solve, the record a rerun goes on from, a real Dask
-scheduler with two workers, and refutations checked by drat-trim (a corrupted proof must be
-rejected)."""
+scheduler with two workers, and refutations checked by drat-trim or, without it, by the own
+DRUP checker (a corrupted proof must be rejected)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,16 @@ from tests.proctools import descendants
 NO_SOLUTION = ("ConstructiveDiagonal", "XStep")
 HAS_SOLUTION = ("LabelPermutation",)
 
-needs_checker = pytest.mark.skipif(drat.checker() is None,
-                                   reason="drat-trim is not installed (docs/frontier.md)")
+
+@pytest.fixture(params=["drat-trim", drat.OWN_CHECKER])
+def proof_checker(request) -> str:
+    """Each checker in turn: drat-trim where it is built, the own one with drat-trim hidden."""
+    if request.param == "drat-trim":
+        if drat.checker() is None:
+            pytest.skip("drat-trim is not installed (docs/frontier.md)")
+    else:
+        request.getfixturevalue("no_drat_trim")
+    return request.param
 
 
 def conquer_command(*args: object, timeout: float = 240) -> subprocess.CompletedProcess:
@@ -114,8 +122,7 @@ def test_proof_sampling_is_decided_by_the_cube_alone():
     assert not any(chosen_for_proof(cube, 0.0) for cube in cubes)
 
 
-@needs_checker
-def test_a_refuted_cubes_proof_is_verified_and_a_corrupted_one_rejected():
+def test_a_refuted_cubes_proof_is_verified_and_a_corrupted_one_rejected(proof_checker):
     problem = Hypotheses(3, NO_SOLUTION)
     conqueror = Conqueror(problem)
     try:
@@ -123,7 +130,7 @@ def test_a_refuted_cubes_proof_is_verified_and_a_corrupted_one_rejected():
     finally:
         conqueror.close()
     assert row["status"] == UNSAT
-    assert row["proof"]["checker"] == "drat-trim" and row["proof"]["verdict"] == drat.VERIFIED
+    assert row["proof"]["checker"] == proof_checker and row["proof"]["verdict"] == drat.VERIFIED
     clauses = conqueror.form.clauses
     proof = drat.refutation(clauses, [])
     assert proof and drat.check(clauses, [], proof) == drat.VERIFIED
@@ -133,8 +140,8 @@ def test_a_refuted_cubes_proof_is_verified_and_a_corrupted_one_rejected():
     assert drat.refutation(Conqueror(Hypotheses(3, HAS_SOLUTION)).form.clauses, []) is None
 
 
-@needs_checker
-def test_conquer_command_refutes_every_cube_naming_the_hypotheses(tmp_path):
+def test_conquer_command_refutes_every_cube_naming_the_hypotheses(tmp_path, no_drat_trim):
+    # the command as on a machine without drat-trim: the own checker judges every proof
     result = conquer_command(3, "--strategy", "+".join(NO_SOLUTION), "--record", tmp_path,
                              "--cube-time", 5, "--check-proofs", 1, "--jobs", 1, "--json")
     assert result.returncode == 1, result.stderr
@@ -148,7 +155,7 @@ def test_conquer_command_refutes_every_cube_naming_the_hypotheses(tmp_path):
     checked = [row for row in rows if "proof" in row]
     assert len(checked) == report["proofs_checked"]
     assert all(row["status"] == UNSAT and row["proof"]["verdict"] == "verified"
-               for row in checked)
+               and row["proof"]["checker"] == drat.OWN_CHECKER for row in checked)
     assert "cube(s) settled" in result.stderr and "CPU hours" in result.stderr
 
 

@@ -23,26 +23,35 @@ Every backend keeps the same contract (`base.py`): one `Status`, one `Result`, t
 kept, SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`, no
 solver process outlives this one, and nothing a solver prints reaches stdout (`solve` holds
 `process.native_output`: the log asked for with `verbose` goes to stderr). A puzzle builds
-its form and calls `solve`; it never asks which family a solver belongs to.
+its form and calls `solve`; it never asks which family a solver belongs to. A count is the
+same door's other side: `count_models` / `count_covers` (below) enumerate every model with a
+solver whose line `counts`.
 """
 
 from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ilp_pyramid.backends import process, solvers
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import (
+    EXACT_COVER,
+    Enumeration,
+    OnModel,
+    Result,
+    SolveOptions,
+    Status,
+)
 from ilp_pyramid.backends.forms import BoolModel, ExactCoverForm, form_kind
 from ilp_pyramid.backends.solvers import Solver
 from ilp_pyramid.backends.solvers import solver as solver_of
 from ilp_pyramid.errors import InputError
 
-__all__ = ["BoolModel", "ExactCoverForm", "Result", "SolveOptions", "Solver", "accepts",
-           "all_solvers", "first_form", "form_kind", "forms_for", "kind", "require", "solve",
-           "solver_of", "solvers"]
+__all__ = ["BoolModel", "Enumeration", "ExactCoverForm", "Result", "SolveOptions", "Solver",
+           "accepts", "all_solvers", "count_covers", "count_models", "counting", "first_form",
+           "form_kind", "forms_for", "kind", "require", "solve", "solver_of", "solvers"]
 
 
 def kind(solver: str | Solver) -> str:
@@ -143,3 +152,62 @@ def _lowered(form: ExactCoverForm, entry: Solver, backend, options: SolveOptions
 
 def _limit_reached(options: SolveOptions, seconds: float) -> bool:
     return options.time_limit is not None and seconds >= 0.95 * options.time_limit
+
+
+# Counting: every model of a formula, each once. A solver whose line `counts` and whose
+# backend module has `enumerate_models(form, what, solver, options, projection, on_model,
+# antichain)` enumerates here: CP-SAT by its own enumeration (cpsat.py), a python-sat solver
+# by blocking clauses on one incremental solver in a forked child (sat.py). Models are told
+# apart by their projection, the variables 1..projection: each distinct assignment of those
+# is one model, handed to `on_model` as its true variables as soon as this process has it.
+# An `on_model` that raises (a model that fails its check) stops the solver and the exception
+# goes on. The time limit ends an enumeration as `timeout` with the count so far, a lower
+# bound; SIGINT/SIGTERM stop the solver and its children and raise `errors.Interrupted`.
+# Dancing Links reads the exact cover itself and counts with its own search
+# (`exact_cover.count_exact_cover`), not here.
+
+
+def counting(solver: str | Solver) -> Solver:
+    """The line of a solver that enumerates here, checked (installed too); InputError (one
+    line) for an unknown solver, one that cannot count, or Dancing Links (its own count)."""
+    entry = solver_of(solver)
+    if not entry.counts or entry.reads(EXACT_COVER):
+        choices = [name for name in solvers.names(installed=True, can="counts")
+                   if not solver_of(name).reads(EXACT_COVER)]
+        raise InputError(f"solver {entry.name!r} does not enumerate models (choose from "
+                         f"{', '.join(choices)})")
+    return entry.require()
+
+
+def count_models(form: object, solver: str | Solver, options: SolveOptions | None,
+                 on_model: OnModel, projection: int, antichain: bool = False) -> Enumeration:
+    """Every model of `form` (a form `solver` reads natively: CNF, or a BoolModel for
+    CP-SAT) that differs on the variables 1..`projection`. `antichain`: no model's true
+    projection variables hold another's (exact covers), so a SAT solver blocks a model by
+    its true variables only, a short clause."""
+    options = options or SolveOptions()
+    entry = counting(solver)
+    what = form_kind(form)
+    if not entry.reads(what):
+        raise InputError(f"solver {entry.name!r} does not read a {what} model")
+    backend = importlib.import_module(entry.backend)
+    with process.native_output(options.verbose):
+        return backend.enumerate_models(form, what, entry, options, projection, on_model,
+                                        antichain)
+
+
+def count_covers(form: ExactCoverForm, solver: str | Solver, options: SolveOptions | None,
+                 on_cover: Callable[[list[int]], None]) -> Enumeration:
+    """Every exact cover of `form`, lowered to `solver`'s form as `solve` lowers it (row r
+    is variable r + 1); `on_cover` gets each cover's rows."""
+    from ilp_pyramid.backends import lowering  # not on the path of a form solved natively
+
+    entry = counting(solver)
+    target = next((kind for kind in entry.native if kind in lowering.TARGETS), None)
+    if target is None:
+        raise InputError(f"solver {entry.name!r} reads no form an exact cover is lowered to")
+    lowering.load(target)
+    lowered = lowering.lower(form, target)
+    return count_models(lowered.form, entry, options,
+                        lambda true: on_cover([var - 1 for var in true]),
+                        projection=len(form.rows), antichain=True)

@@ -135,6 +135,27 @@ class Result:
         return self.status in (Status.SOLVED, Status.FEASIBLE)
 
 
+@dataclass
+class Enumeration:
+    """How a count by enumeration ended (`backends.count_models`): `solved` (every model
+    found: `count` is the count), `timeout` (the limit stopped it: `count` a lower bound) or
+    `error` (`message` says)."""
+
+    solver: str
+    status: Status
+    count: int
+    seconds: float
+    message: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.status == Status.SOLVED
+
+
+# Called with the true projection variables of each model an enumeration finds.
+OnModel = Callable[[list[int]], None]
+
+
 EXACT_COVER = "exact_cover"  # every solver takes it, natively (dlx) or lowered
 PYSAT = "pysat"  # the library of python-sat's lines: python-sat builds some solvers only
 
@@ -164,6 +185,7 @@ class Solver:
     reuse: bool = False
     orbitopes: bool = False
     presolve_retry: bool = False
+    counts: bool = False
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -220,6 +242,9 @@ CAPABILITIES = {
     "orbitopes": "takes the orbitopes a MIP model declares (mip_model.orbitopes)",
     "presolve_retry": "a solve error on a lowered exact cover is asked again without presolve "
                       "(HiGHS' presolve can fail on an infeasible cover)",
+    "counts": "enumerates every model, each once, for a count (enumerate.py): CP-SAT by its "
+              "own enumeration, a SAT solver by blocking clauses on one incremental solver; "
+              "Dancing Links, which reads the exact cover itself, by its own search",
 }
 assert set(CAPABILITIES) <= {f.name for f in fields(Solver)}
 

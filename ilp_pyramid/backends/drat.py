@@ -1,11 +1,13 @@
-"""Refutations others can check: a DRAT proof written by CaDiCaL, checked by drat-trim.
+"""Refutations others can check: a DRAT proof written by CaDiCaL, checked independently.
 
 `refutation(clauses, assumptions)` solves the clauses with the assumptions as unit clauses in
 a fresh CaDiCaL 1.5.3 (python-sat's solver that writes a proof) and returns its DRAT lines;
-`check(clauses, assumptions, proof)` writes the formula and the proof to a temporary folder
-and runs the independent checker on them. The checker is drat-trim, not part of the package:
-the program named by $ILP_PYRAMID_DRAT_TRIM, else `drat-trim` on the PATH (built from its
-public source, docs/frontier.md). Its verdict is its own "s VERIFIED" line, nothing less.
+`check(clauses, assumptions, proof)` has an independent checker judge them. drat-trim is
+preferred when there is one (not part of the package: the program named by
+$ILP_PYRAMID_DRAT_TRIM, else `drat-trim` on the PATH, built from its public source,
+docs/frontier.md); its verdict is its own "s VERIFIED" line, nothing less. Without it the
+package's own DRUP checker (ilp_pyramid/verify/drup.py) judges: the proofs CaDiCaL writes
+here need no RAT step. `checker_name()` says which of the two checks.
 """
 
 from __future__ import annotations
@@ -17,19 +19,25 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from ilp_pyramid.errors import InputError
+from ilp_pyramid.verify import drup
 
 CHECKER_ENV = "ILP_PYRAMID_DRAT_TRIM"
+OWN_CHECKER = "ilp-pyramid drup"  # verify/drup.py, the checker when drat-trim is missing
 VERIFIED, REJECTED = "verified", "rejected"
 PROOF_SOLVER = "cadical153"  # python-sat's CaDiCaL that keeps a DRAT proof (with_proof)
 
 
 def checker() -> str | None:
-    """The drat-trim program to run, or None when there is none."""
+    """The drat-trim program to run, or None when there is none (the own checker judges)."""
     named = os.environ.get(CHECKER_ENV)
     if named:
         return named if os.access(named, os.X_OK) else None
     return shutil.which("drat-trim")
+
+
+def checker_name() -> str:
+    """The checker `check` runs: "drat-trim", or OWN_CHECKER when there is no drat-trim."""
+    return OWN_CHECKER if checker() is None else "drat-trim"
 
 
 def refutation(clauses: Sequence[Sequence[int]], assumptions: Sequence[int]) -> list[str] | None:
@@ -51,12 +59,15 @@ def formula(clauses: Sequence[Sequence[int]], assumptions: Sequence[int]) -> lis
 def check(clauses: Sequence[Sequence[int]], assumptions: Sequence[int], proof: Sequence[str],
           time_limit: float = 600.0) -> str:
     """The checker's verdict on `proof` for `clauses` plus `assumptions` as units: VERIFIED,
-    or REJECTED with the checker's last line."""
+    or REJECTED with the checker's last line (drat-trim's) or reason (the own checker's)."""
     program = checker()
-    if program is None:
-        raise InputError(f"no proof checker: put drat-trim on the PATH or name it in "
-                         f"${CHECKER_ENV}")
     rows = formula(clauses, assumptions)
+    if program is None:
+        try:
+            judged = drup.check(rows, drup.parse_proof(proof), time_limit)
+        except drup.ProofError as error:  # a proof that cannot be read proves nothing
+            return f"{REJECTED}: {error}"
+        return VERIFIED if judged.verified else f"{REJECTED}: {judged.reason}"
     variables = max((abs(lit) for row in rows for lit in row), default=0)
     with tempfile.TemporaryDirectory(prefix="ilp-pyramid-drat-") as folder:
         cnf, drat = Path(folder) / "cube.cnf", Path(folder) / "cube.drat"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import linear, process
-from ilp_pyramid.backends.base import Result, SolveOptions, Status
+from ilp_pyramid.backends.base import Enumeration, Result, SolveOptions, Status
 from ilp_pyramid.errors import Interrupted, SolverError
 
 if TYPE_CHECKING:
@@ -81,6 +81,70 @@ def _search(solver: Solver, clauses: Sequence[Sequence[int]], seed: int | None,
             send((process.UNSAT, None))
         else:
             send((process.ERROR, "the solver gave no answer"))
+
+
+# A child sends the models it found in batches, at least this often (seconds) or when a
+# batch is this large: one pipe message per model would cost more than a small solve.
+_BATCH_SECONDS = 0.2
+_BATCH_MODELS = 256
+
+
+def enumerate_models(form: object, what: str, solver: Solver, options: SolveOptions,
+                     projection: int, on_model: Callable[[list[int]], None],
+                     antichain: bool = False) -> Enumeration:
+    """Every model of CNF `form`, each distinct on the variables 1..`projection` (the door
+    `backends.count_models`): one incremental solver in a forked child, each model blocked by a
+    clause before the next solve, until none is left. The parent hands each model to
+    `on_model` and keeps the time limit and signals (the child is killed)."""
+
+    check(solver)
+    clauses = form.clauses if hasattr(form, "clauses") else form
+    import pysat.solvers  # noqa: F401 - imported here, not in the child (process._child_main)
+
+    found = 0
+    args = (solver, clauses, projection, antichain, options.seed)
+    with process.forked(_enumerate, args) as child:
+        while True:
+            answer = child.answer(options)
+            if answer is None:
+                return Enumeration(solver.name, Status.TIMEOUT, found, child.seconds(),
+                                   message=f"stopped at the time limit of "
+                                           f"{options.time_limit:g} s")
+            outcome, payload = answer
+            if outcome == process.MODEL:
+                for model in payload:
+                    on_model(model)
+                    found += 1
+            elif outcome == process.SOLVED:
+                return Enumeration(solver.name, Status.SOLVED, found, child.seconds())
+            elif outcome == process.ENDED:
+                return Enumeration(solver.name, Status.ERROR, found, child.seconds(),
+                                   message=process.death(payload))
+            else:
+                return Enumeration(solver.name, Status.ERROR, found, child.seconds(),
+                                   message=str(payload))
+
+
+def _enumerate(solver: Solver, clauses: Sequence[Sequence[int]], projection: int,
+               antichain: bool, seed: int | None, send: Callable[[tuple], None]) -> None:
+    # The forked child's work: solve, send the model's true projection variables, block the
+    # model, solve again; SOLVED once no model is left.
+    from pysat.solvers import Solver as Engine
+
+    batch: list[list[int]] = []
+    sent = time.monotonic()
+    with seeded_engine(Engine, solver, shuffled(clauses, seed), seed) as engine:
+        while engine.solve():
+            model = [lit for lit in engine.get_model() if abs(lit) <= projection]
+            true = [lit for lit in model if lit > 0]
+            batch.append(true)
+            engine.add_clause([-lit for lit in (true if antichain else model)])
+            if len(batch) >= _BATCH_MODELS or time.monotonic() - sent >= _BATCH_SECONDS:
+                send((process.MODEL, batch))
+                batch, sent = [], time.monotonic()
+    if batch:
+        send((process.MODEL, batch))
+    send((process.SOLVED, None))
 
 
 def _solve_here(clauses: Sequence[Sequence[int]], solver: Solver, options: SolveOptions

@@ -65,6 +65,8 @@ def _sat(name: str, aliases: tuple[str, ...] = ()) -> Solver:
                   # CaDiCaL 3's conflict budget holds on a single solve only
                   sessions=budget and name != "cadical300", assumptions=not kissat,
                   phases=not kissat, reuse=name not in _ONE_SOLVE,
+                  # blocking clauses are added to the solver between its solves
+                  counts=name not in _ONE_SOLVE,
                   # CaDiCaL's own random seed (its `seed` option); python-sat gives the
                   # others none, and their seed only shuffles the clauses
                   seeds=name.startswith("cadical"))
@@ -88,9 +90,10 @@ SOLVERS: list[Solver] = [
     *(_sat(name, tuple(a for a, real in ALIASES.items() if real == name))
       for name in _SAT_NAMES),
     Solver("cpsat", "cp", ("bool", "cnf"), "ilp_pyramid.backends.cpsat", "ortools",
-           note="OR-Tools CP-SAT, in its own interpreter", threads=True, seeds=True),
+           note="OR-Tools CP-SAT, in its own interpreter", threads=True, seeds=True,
+           counts=True),
     Solver("dlx", "dlx", (EXACT_COVER,), "ilp_pyramid.backends.exact_cover",
-           note="the package's Dancing Links (exact cover only)"),
+           note="the package's Dancing Links (exact cover only)", counts=True),
     Solver("rc2", "maxsat", ("wcnf",), "ilp_pyramid.backends.maxsat",
            plugin="g3", note="python-sat's RC2 MaxSAT (Glucose 3 oracle), in a child process"),
 ]

@@ -18,7 +18,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ilp_pyramid import protocol
+from ilp_pyramid import backends, protocol
 from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.cli.iq_terminal import coloured
 from ilp_pyramid.cli.options import (
@@ -80,6 +80,10 @@ SolverOpt = like(
          f"SAT: {solvers.listing('sat')} | {solvers.listing('cp')} (OR-Tools CP-SAT) | "
          f"{solvers.listing('dlx')} (the package's Dancing Links). Every one solves the exact "
          "cover: dlx as it is, the others lowered to the form they take.")
+CountSolverHelp = (f"{solvers.listing('dlx')} (the package's Dancing Links, its own search) | "
+                   f"{solvers.listing('cp')} (OR-Tools CP-SAT enumerating every solution) | SAT "
+                   f"(blocking each filling found): "
+                   f"{' | '.join(solvers.names('sat', can='counts', aliases=False))}.")
 # Standard options IQ takes its own way: the board is an argument (no FILE, no --generate N:
 # --generate-given K draws a challenge on it), the seed that challenge's and the solver's, the
 # solver `auto` by default, and --json read before the solve (the text names the board and
@@ -209,12 +213,13 @@ def count(
     jobs: int = Jobs,
     depth: int = typer.Option(None, "--depth", min=1, max=12,
                               help="Split the search tree this many levels deep (default: deep "
-                                   "enough for 128 sub-trees per job)."),
+                                   "enough for 128 sub-trees per job; dlx only)."),
     output: Path = like(Output, help="Write every filling to this file, one per line (see "
                                      "docs/iq.md; .gz to gzip); it appears only when the count "
                                      "is complete."),
     time_limit: float = like(TimeLimit, help="Stop after this many seconds (exit 3, partial "
                                              "count)."),
+    solver: str = like(Solver, default="dlx", help=CountSolverHelp),
     json_out: bool = Json,
 ) -> None:
     """Count every way to fill BOARD, and the count up to the board's symmetries (mirror for the
@@ -224,16 +229,34 @@ def count(
     one placement of each orbit only, and what it finds is carried over to the others (the same
     fillings, each once). How the work is split: the exact-cover search tree is cut a few
     levels down into many disjoint sub-trees (at least 128 per job); each worker process takes
-    the next sub-tree as soon as it is free, so every core stays busy to the end. Exit codes:
-    0 counted, 2 bad input, 3 time limit (the partial count is printed as such), 130/143
-    interrupted (no worker survives; no --output file is written).
+    the next sub-tree as soon as it is free, so every core stays busy to the end. With
+    --solver another family counts the same fillings: CP-SAT enumerating every solution, a SAT
+    solver blocking each filling it finds until none is left; each filling is checked by the
+    independent checker and the figures are the same (one process: --jobs is Dancing
+    Links'). Exit codes: 0 counted, 2 bad input (an unknown solver, one that cannot count),
+    3 time limit (the partial count is printed as such), 130/143 interrupted (no worker
+    survives; no --output file is written).
     """
-    from ilp_pyramid.puzzles.iq.count import count_solutions  # numpy, numba: when counting
+    from ilp_pyramid.puzzles.iq.count import count_by_solver, count_solutions  # numpy, numba
 
+    try:
+        entry = solvers.solver(solver)
+        if not entry.counts:
+            fail(f"solver {entry.name!r} cannot count (choose from "
+                 f"{', '.join(solvers.names(installed=True, can='counts'))})")
+        own_search = entry.reads(solvers.EXACT_COVER)  # Dancing Links counts by its search
+        if not own_search:
+            entry = backends.counting(entry)
+    except InputError as exc:
+        fail(str(exc))
+    if not own_search and jobs is not None and jobs > 1:
+        fail(f"--jobs is Dancing Links' (--solver dlx); {entry.name} counts in one process")
+    if not own_search and depth is not None:
+        fail(f"--depth splits Dancing Links' search (--solver dlx), not {entry.name}'s")
     instance = _loaded(board, given, pieces)
-    workers = min(jobs or cores(), cores())
+    workers = min(jobs or cores(), cores()) if own_search else 1
     if not json_out:
-        console.print(describe(instance) + f"; {workers} job(s)", markup=False)
+        console.print(describe(instance) + f"; {entry.name}, {workers} job(s)", markup=False)
     columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
                TextColumn("sub-trees"), TimeElapsedColumn())
     try:
@@ -248,14 +271,19 @@ def count(
                     fail(f"cannot write {output}: {exc.strerror or exc}")
             progress = stack.enter_context(Progress(
                 *columns, console=err_console, transient=True,
-                disable=json_out or not err_console.is_terminal))
+                # sub-trees are Dancing Links' own: another solver's count shows none
+                disable=json_out or not own_search or not err_console.is_terminal))
             task = progress.add_task("count", total=None)
 
             def update(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
-                                     time_limit=time_limit, output=sink)
+            if own_search:
+                report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
+                                         time_limit=time_limit, output=sink)
+            else:
+                report = count_by_solver(instance, entry.name, time_limit=time_limit,
+                                         output=sink)
             if not report.complete:
                 raise _Unfinished
     except _Unfinished:
@@ -264,16 +292,17 @@ def count(
         _fast_exit()
         raise
     _fast_exit()
-    _report_count(instance, report, workers, output, json_out)
+    _report_count(instance, report, workers, output, json_out, entry.name, own_search)
     if not report.complete:
         raise typer.Exit(EXIT_TIMEOUT)
 
 
 def _report_count(instance: Instance, report: CountReport, workers: int,
-                  output: Path | None, json_out: bool) -> None:
+                  output: Path | None, json_out: bool, solver: str, own_search: bool) -> None:
     complete = report.complete
     data = {
         "board": instance.board.name,
+        "solver": solver,
         "complete": complete,
         "status": "counted" if complete else "timeout",
         "given_pieces": sorted({instance.pieces[k].letter for k in instance.given.values()}),
@@ -290,16 +319,17 @@ def _report_count(instance: Instance, report: CountReport, workers: int,
         # work was shared, on a machine busy with other work too.
         "cpu_seconds": round(time.process_time(), 3),
         "worker_cpu_seconds": report.worker_cpu,
-        "nodes": report.nodes,
+        "nodes": report.nodes if own_search else None,  # the search's own figure
         "output": str(output) if output is not None and complete else None,
     }
     if json_out:
         print_json(data)
         return
     if not complete:
+        where = "in the sub-trees finished so far" if own_search else f"found by {solver}"
         console.print(f"time limit reached after {report.seconds:.1f} s: the count is NOT "
                       f"complete. Partial count (a lower bound, not the answer): "
-                      f"{report.solutions:,} solutions in the sub-trees finished so far"
+                      f"{report.solutions:,} solutions {where}"
                       + (f"; {output} was not written" if output is not None else ""),
                       markup=False)
         return
@@ -312,7 +342,10 @@ def _report_count(instance: Instance, report: CountReport, workers: int,
     check = ("exact" if report.division_exact
              else f"not exact: {report.symmetric_solutions} symmetric solutions")
     table.add_row("solutions / symmetries", check)
-    table.add_row("search nodes", f"{report.nodes:,}")
+    if own_search:
+        table.add_row("search nodes", f"{report.nodes:,}")
+    else:
+        table.add_row("counted by", f"{solver} (every filling verified)")
     table.add_row("wall time", f"{report.seconds:.2f} s ({workers} job(s))")
     if output is not None:
         table.add_row("written to", f"{output} (every line verified)")

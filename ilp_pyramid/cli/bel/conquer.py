@@ -4,7 +4,8 @@ under a named hypothesis set, on this machine or a Dask `--scheduler`, resumable
 The cubes (puzzles/bel/hunt/conquer.py, `Hypotheses`) are split by a lookahead and settled
 by CaDiCaL; every settled cube is appended to DIR/conquer-KEY.jsonl at once, and a rerun with
 the same N and strategies goes on from it. A sample of refuted cubes (--check-proofs) is
-refuted again with a DRAT proof that drat-trim checks; the record says which.
+refuted again with a DRAT proof that drat-trim, or without it the package's own DRUP checker,
+checks; the record says which cubes, and which checker.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import typer
 
-from ilp_pyramid.backends import drat
 from ilp_pyramid.cli.bel.options import StrategyOpt, check_n, check_strategies, split_strategies
 from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
@@ -55,7 +55,8 @@ def conquer(
     check_proofs: float = typer.Option(
         0.0, "--check-proofs", min=0.0, max=1.0,
         help="Fraction of the cubes whose refutation is written again as a DRAT proof and "
-             "checked by drat-trim (on the PATH, or $ILP_PYRAMID_DRAT_TRIM); 1: every one."),
+             "checked by drat-trim (on the PATH, or $ILP_PYRAMID_DRAT_TRIM), else by the "
+             "package's own DRUP checker; 1: every one."),
     output: Path = like(Output, help="Also write the drawing of a solution here."),
     json_out: bool = Json,
 ) -> None:
@@ -74,10 +75,6 @@ def conquer(
     names = split_strategies(strategy)
     check_strategies(names)
     names = [] if names == ["none"] else names
-    if check_proofs > 0:
-        if drat.checker() is None:
-            fail(f"--check-proofs needs drat-trim: put it on the PATH or name it in "
-                 f"${drat.CHECKER_ENV}")
     if record.exists() and not record.is_dir():
         fail(f"--record {record}: not a directory")
     result = run_conquest(n, names, record, cube_time, time_limit, jobs, scheduler,
@@ -123,7 +120,7 @@ def conquest_json(result: ConquestResult, drawing: str | None) -> dict:
 
 def print_conquest(result: ConquestResult, drawing: str | None) -> None:
     proofs = (f"; {result.proofs_verified} of {result.proofs_checked} checked proof(s) "
-              f"verified by drat-trim" if result.proofs_checked else "")
+              f"verified (the record names each one's checker)" if result.proofs_checked else "")
     console.print(f"conquer N={result.n}: {verdict(result)}; {result.unsat} cube(s) UNSAT, "
                   f"{result.split} split, {result.cubes_this_run} settled in this run "
                   f"({result.seconds:.1f} s, {result.jobs} job(s)); "

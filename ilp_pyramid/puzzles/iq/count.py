@@ -16,6 +16,10 @@ from typing import BinaryIO
 
 import numpy as np
 
+from ilp_pyramid import backends
+from ilp_pyramid.backends import ExactCoverForm, SolveOptions
+from ilp_pyramid.backends.base import Status
+from ilp_pyramid.errors import SolverError
 from ilp_pyramid.puzzles.iq.lines import LineFormat
 from ilp_pyramid.puzzles.iq.model import Instance
 from ilp_pyramid.verify.iq import FillingChecker
@@ -160,3 +164,65 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
     return CountReport(result.count, distinct, len(group), exact, symmetric,
                        time.perf_counter() - start, nodes=result.nodes,
                        complete=result.exhausted, worker_cpu=result.worker_cpu)
+
+
+# Fillings a solver found are checked and tallied in batches of this many.
+_BATCH = 4096
+
+
+def count_by_solver(instance: Instance, solver: str, time_limit: float | None = None,
+                    output: BinaryIO | None = None) -> CountReport:
+    """Count the fillings by another solver family's enumeration (`backends.count_covers`:
+    CP-SAT's own, a SAT solver's blocking clauses): every filling found is checked as a line
+    by the independent checker and against the ones before (the same filling twice is an
+    error, never counted), and tallied up to the board's symmetries as `count_solutions`
+    does; with `output`, written as verified lines. SolverError for a solver that fails."""
+    start = time.perf_counter()
+    rows, primary, secondary = instance.exact_cover_rows()
+    if not instance.free_cells or not rows:  # nothing to search: no solver asked
+        backends.counting(solver)
+        return count_solutions(instance, output=output)
+    group = symmetry_group(instance)
+    summarise = _part_summary(instance, placement_permutations(instance, group),
+                              LineFormat(instance).lines)
+    width = len(instance.free_pieces)
+    seen: set[tuple[int, ...]] = set()
+    batch: list[tuple[int, ...]] = []
+    tally = [0, 0]
+
+    def flush() -> None:
+        if not batch:
+            return
+        solutions = np.full((len(batch), width), -1, np.int64)
+        for at, chosen in enumerate(batch):
+            solutions[at, : len(chosen)] = chosen
+        representatives, symmetric, text = summarise(solutions)
+        tally[0] += representatives
+        tally[1] += symmetric
+        if output is not None:
+            output.write(text)
+        batch.clear()
+
+    def on_cover(chosen: list[int]) -> None:
+        key = tuple(sorted(chosen))
+        if len(key) > width:
+            raise _Unverified(f"{solver} chose {len(key)} placements for {width} pieces")
+        if key in seen:
+            raise _Unverified(f"{solver} found the same filling twice")
+        seen.add(key)
+        batch.append(key)
+        if len(batch) >= _BATCH:
+            flush()
+
+    try:
+        result = backends.count_covers(ExactCoverForm(rows, primary, secondary), solver,
+                                       SolveOptions(time_limit=time_limit), on_cover)
+        flush()
+    except _Unverified as exc:
+        raise SolverError(f"{solver}: a filling failed the check: {exc}") from None
+    if result.status not in (Status.SOLVED, Status.TIMEOUT):
+        raise SolverError(f"{solver} failed: {result.message}")
+    distinct, symmetric = tally
+    return CountReport(result.count, distinct, len(group),
+                       result.count == distinct * len(group), symmetric,
+                       time.perf_counter() - start, complete=result.complete)

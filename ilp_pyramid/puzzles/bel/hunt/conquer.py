@@ -21,7 +21,7 @@ every settled cube; `open_cubes` rebuilds the cubes left from it.
 `Hypotheses` is the other problem the same machinery settles (`ilp-pyramid conquer`): the
 whole puzzle, no line held, under a named set of strategies compiled into the CNF; its
 lookahead probes the longest lines first. An UNSAT cube chosen for it (`chosen_for_proof`)
-is refuted again with a DRAT proof that drat-trim checks (backends/drat.py).
+is refuted again with a DRAT proof that an independent checker judges (backends/drat.py).
 """
 
 from __future__ import annotations
@@ -220,7 +220,8 @@ class Conqueror:
         refuted by propagation) after `time_limit` CPU seconds of this thread without an
         answer (CPU, not wall time: a loaded machine splits the same cubes an idle one does).
         `proof`: an UNSAT cube's refutation is written again with a DRAT proof and checked by
-        drat-trim (backends/drat.py); the row says the verdict."""
+        drat-trim or the own DRUP checker (backends/drat.py); the row says which, and the
+        verdict."""
         began = time.thread_time()
         if len(cube) == len(self.boundary):  # nothing left to split on: propagation decides
             time_limit = None
@@ -267,15 +268,16 @@ class Conqueror:
         return line, alive, refuted
 
     def checked_proof(self, cube: Cube) -> dict:
-        """The cube refuted anew by a proof-writing CaDiCaL, the proof checked by drat-trim
-        (the units that hold lines are part of the formula checked)."""
+        """The cube refuted anew by a proof-writing CaDiCaL, the proof checked by drat-trim or
+        the own DRUP checker (the units that hold lines are part of the formula checked)."""
         began = time.process_time()
         assumed = [*self.form.units, *self.literals(cube)]
+        checker = drat.checker_name()
         lines = drat.refutation(self.form.clauses, assumed)
         if lines is None:  # cannot happen unless a solver is wrong: say so in the record
-            return {"checker": "drat-trim", "verdict": "rejected: satisfiable when re-solved"}
+            return {"checker": checker, "verdict": "rejected: satisfiable when re-solved"}
         verdict = drat.check(self.form.clauses, assumed, lines)
-        return {"checker": "drat-trim", "verdict": verdict, "proof_lines": len(lines),
+        return {"checker": checker, "verdict": verdict, "proof_lines": len(lines),
                 "cpu": round(time.process_time() - began, 2)}
 
     def close(self) -> None:
