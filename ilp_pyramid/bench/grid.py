@@ -200,7 +200,7 @@ def template_axes(templates: Sequence[Template], axes: Sequence[tuple[str, Seque
                   ) -> None:
     """The --grid of argv templates: each KEY a placeholder `{KEY}` some template names
     (the template's own placeholders are no KEY); InputError otherwise."""
-    check_axes(axes, RESERVED | set(PLACEHOLDERS))
+    check_axes(axes, RESERVED | frozenset(PLACEHOLDERS))
     for name, _ in axes:
         if not any(template.uses(name) for template in templates):
             raise InputError(f"--grid {name}: no --command/--external names {{{name}}}")

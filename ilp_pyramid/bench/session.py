@@ -71,7 +71,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
             stdout = measured.stdout.decode("utf-8", "replace")
             if status == SOLVED and not spec.template.solved(stdout):
                 status = INFEASIBLE
-        record.update(status=status, seconds=None, **(reported_times(data) if data else {}),
+        record.update(status=status, **(reported_times(data) if data else {"seconds": None}),
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
