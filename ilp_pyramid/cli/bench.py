@@ -73,8 +73,8 @@ def bench(
         None, "--grid",
         help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "
              "command, e.g. Bel's formulation=counts,rotations, strategy=none,YStep or "
-             "card=ladder; with templates, each fills their {KEY}, e.g. board=triangle,"
-             "pyramid4 for 'iq count {board}' (repeatable)."),
+             "card=ladder; with bench --command/--external, V fills the templates' {KEY} "
+             "instead, e.g. board=triangle,pyramid4 for 'iq count {board}' (repeatable)."),
     formulation: str = typer.Option(None, "--formulation",
                                     help="Comma-separated formulations (SAT: CNF encodings): "
                                          "--grid formulation=..., and the {formulation} of "
