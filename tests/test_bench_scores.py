@@ -348,14 +348,14 @@ def test_a_template_with_a_solver_scores_as_a_family_of_its_own(cli, tmp_path):
     results = tmp_path / "r.jsonl"
     run = cli("bench", "--results", results, "--n", "1..2", "--solver", "highs,kissat",
               "--time-limit", "20",
-              "--command", "bel=solve {n} --solver {solver} --time-limit {time_limit} --json",
+              "--command", "sv=solve {n} --solver {solver} --time-limit {time_limit} --json",
               "--command", "auto=solve {n} --json", "--json")
     assert run.code == 0, run.err
     report = cli("bench", "report", results, "--score", "par2", "--json")
     assert report.code == 0, report.err
     families = {f["family"]: f for f in json.loads(report.out)["families"]}
-    assert set(families) == {"bel", "runs"}
-    assert sorted(row["solver"] for row in families["bel"]["solvers"]) == ["highs", "kissat"]
+    assert set(families) == {"sv", "runs"}
+    assert sorted(row["solver"] for row in families["sv"]["solvers"]) == ["highs", "kissat"]
     assert [row["solver"] for row in families["runs"]["solvers"]] == ["auto"]
     for family in families.values():
         # one instance per N, each solver timed on it: on the solver's own seconds, which
@@ -375,7 +375,7 @@ def test_a_template_with_a_solver_scores_as_a_family_of_its_own(cli, tmp_path):
             pytest.skip("needs the pictures extra")
         assert drawn.code == 0, drawn.err
         assert {f["family"]: f["solvers"] for f in json.loads(drawn.out)["families"]} == \
-            {"bel": ["highs", "kissat"], "runs": ["auto"]}
+            {"sv": ["highs", "kissat"], "runs": ["auto"]}
 
 
 def test_template_records_of_either_kind_by_family_and_solver():
