@@ -325,7 +325,7 @@ def test_a_puzzle_the_bench_never_heard_of_runs_in_its_grid(cli, registered, tmp
     (["--grid", "seed=1,2"], "a name the bench uses itself"),
     (["--grid", "card=a", "--grid", "card=b"], "given twice"),
     (["--grid", "card="], "nothing given"),
-    (["--grid", "card=ladder", "--command", "solve {n}"], "make a puzzle's grid"),
+    (["--grid", "card=ladder", "--command", "solve {n}"], "names {card}"),
     (["--command", "solve {n} --formulation {formulation}"], "give --formulation"),
 ])
 def test_bad_grids_are_one_line_exit_2(cli, tmp_path, args, message):

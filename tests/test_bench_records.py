@@ -77,13 +77,48 @@ def test_package_command_template_and_a_side_by_side_outside_run(cli, tmp_path):
     (["--command", "solve {n} --x {nope}"], "unknown placeholder"),
     (["--external", "/bin/true"], "give it a label"),
     (["--external", "x=/no/such/program {n}"], "not an executable"),
-    (["--command", "solve {n}", "--grid", "strategy=YStep"], "make a puzzle's grid"),
+    (["--command", "solve {n}", "--puzzle", "bel"], "make a puzzle's grid"),
+    # a --grid KEY is a placeholder only where given; one no template names is a typo
+    (["--command", "solve {n} --strategy {strategy}"], "unknown placeholder {strategy}"),
+    (["--command", "solve {n} --strategy {strtegy}", "--grid", "strategy=YStep"],
+     "unknown placeholder {strtegy}"),
+    (["--command", "solve {n}", "--grid", "strategy=YStep"], "names {strategy}"),
+    (["--command", "solve {n} --x {n}", "--grid", "n=1,2"], "a name the bench uses itself"),
+    (["--command", "solve {n} --x {solver}", "--grid", "solver=highs"], "the bench uses"),
     (["--command", "'unclosed"], "quotation"),
 ])
 def test_bad_templates_are_one_line_exit_2(cli, tmp_path, args, message):
     result = _bench(cli, tmp_path / "r.jsonl", *args)
     assert result.code == 2 and message in result.err, result
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_a_grid_key_fills_its_template_and_each_record_keeps_the_value(cli, tmp_path):
+    results = tmp_path / "r.jsonl"
+    run = _bench(cli, results, "--n", "2", "--solver", "kissat", "--time-limit", "20",
+                 "--command", "s=solve {n} --solver {solver} --strategy {strategy} --json",
+                 "--external", "plain=/bin/echo {n}", "--grid", "strategy=none,YStep")
+    assert run.code == 0, run.err
+    records = read_results(results)
+    # the template without {strategy} runs once, not once per value
+    assert sorted((r["label"], r["params"].get("strategy")) for r in records) == \
+        [("plain", None), ("s", "YStep"), ("s", "none")]
+    for record in records:
+        if record["label"] == "s":
+            assert record["status"] == "solved", record
+            assert record["argv"][-3:] == ["--strategy", record["params"]["strategy"], "--json"]
+            assert record["params"] == {"n": 2, "formulation": None,
+                                        "strategy": record["params"]["strategy"]}
+        else:
+            assert record["params"] == {"n": 2, "formulation": None}
+    assert len({r["key"] for r in records}) == 3
+    # tables group by the value: one row each, its own column
+    table = cli("bench", "report", results, "--table", "grid", "--where", "label=s")
+    assert table.code == 0, table.err
+    rows = [line.split("|")[1:-1] for line in table.out.splitlines()
+            if line.startswith("| s ")]
+    header = [cell.strip() for cell in table.out.splitlines()[0].split("|")[1:-1]]
+    assert sorted(row[header.index("strategy")].strip() for row in rows) == ["YStep", "none"]
 
 
 def _record(key, **fields):

@@ -340,3 +340,65 @@ def test_the_bench_marks_runs_whose_seed_picks_the_instance():
     assert seeded("insanity") == seeded("views") == seeded("sudoku-cube") == {True}
     assert seeded("bel") == {False} and seeded("iq", [0]) == {False}
     assert seeded("iq", [2]) == {True}
+
+
+def test_a_template_with_a_solver_scores_as_a_family_of_its_own(cli, tmp_path):
+    """Real runs: a template taking {solver} is its own family, one column per solver; a
+    label-only template stays in "runs" under its label, as before."""
+    results = tmp_path / "r.jsonl"
+    run = cli("bench", "--results", results, "--n", "1..2", "--solver", "highs,kissat",
+              "--time-limit", "20",
+              "--command", "sv=solve {n} --solver {solver} --time-limit {time_limit} --json",
+              "--command", "auto=solve {n} --json", "--json")
+    assert run.code == 0, run.err
+    report = cli("bench", "report", results, "--score", "par2", "--json")
+    assert report.code == 0, report.err
+    families = {f["family"]: f for f in json.loads(report.out)["families"]}
+    assert set(families) == {"sv", "runs"}
+    assert sorted(row["solver"] for row in families["sv"]["solvers"]) == ["highs", "kissat"]
+    assert [row["solver"] for row in families["runs"]["solvers"]] == ["auto"]
+    for family in families.values():
+        # one instance per N, each solver timed on it: on the solver's own seconds, which
+        # `solve --json` reports
+        assert [i["instance"].split()[0] for i in family["per_instance"]] == ["n=1", "n=2"]
+        assert all(None not in i["seconds"].values() for i in family["per_instance"])
+        assert all(row["solved"] == 2 for row in family["solvers"])
+    wide = tmp_path / "w.md"
+    wide.write_text(f"<!-- bench:{results.name}:table=par2-wide -->\n<!-- /bench -->\n")
+    assert cli("bench", "render", wide).code == 0
+    header = next(line for line in wide.read_text().splitlines() if line.startswith("| family"))
+    assert [cell.strip() for cell in header.split("|")[3:-2]] == ["highs", "kissat", "auto"]
+    for kind in ("cactus", "profile"):
+        drawn = cli("bench", "plot", results, "--kind", kind, "-o", tmp_path / f"{kind}.png",
+                    "--json")
+        if drawn.code == 2 and "pictures" in drawn.err:
+            pytest.skip("needs the pictures extra")
+        assert drawn.code == 0, drawn.err
+        assert {f["family"]: f["solvers"] for f in json.loads(drawn.out)["families"]} == \
+            {"sv": ["highs", "kissat"], "runs": ["auto"]}
+
+
+def test_template_records_of_either_kind_by_family_and_solver():
+    with_solver = {"label": "iq-count", "solver": "dlx", "params": {"n": None, "board": "t"}}
+    label_only = {"label": "auto", "solver": None, "n": 3, "formulation": None}
+    assert (scores.family_of(with_solver), scores.solver_of(with_solver)) == ("iq-count", "dlx")
+    assert scores.instance_of(with_solver) == "board=t"
+    assert (scores.family_of(label_only), scores.solver_of(label_only)) == ("runs", "auto")
+    assert scores.instance_of(label_only) == "n=3"
+
+
+def test_a_command_that_reports_one_time_scores_on_it(cli, tmp_path):
+    """`iq count --json` reports `seconds` alone: a template run keeps it as the solver's
+    time, as a puzzle grid's run does, so scores on solver time work."""
+    program = tmp_path / "count.sh"
+    program.write_text('#!/bin/sh\necho \'{"status": "counted", "count": 1, "seconds": 0.5}\'\n')
+    program.chmod(0o755)
+    results = tmp_path / "r.jsonl"
+    run = cli("bench", "--external", f"c={program} {{board}}", "--grid", "board=a,b",
+              "--results", results, "--time-limit", "10", "--json")
+    assert run.code == 0, run.err
+    report = cli("bench", "report", results, "--score", "par2", "--json")
+    assert report.code == 0, report.err
+    (family,) = json.loads(report.out)["families"]
+    assert [i["instance"] for i in family["per_instance"]] == ["board=a", "board=b"]
+    assert family["solvers"][0]["score"] == pytest.approx(0.5)

@@ -1,5 +1,6 @@
 """Argv templates: any command of the package (`solve {n} --solver {solver}`) or an outside
-program (`ref=/venv/bin/python bel_pyramid.py {n}`), expanded over the grid's dimensions.
+program (`ref=/venv/bin/python bel_pyramid.py {n}`), expanded over the grid's dimensions:
+--n, --solver, --formulation, --repeat and any --grid KEY=V1,V2 whose `{KEY}` a template names.
 
 Nothing here knows a puzzle: the sizes, solvers and seeds are filled in as text.
 """
@@ -50,6 +51,9 @@ class Template:
         return any(f"{{{name}}}" in token for token in self.tokens)
 
 
+Axis = tuple[str, Sequence[str]]  # a --grid dimension: ("board", ["triangle", "pyramid4"])
+
+
 @dataclass(frozen=True)
 class CommandSpec:
     """One run of an argv template with its placeholders filled."""
@@ -61,6 +65,8 @@ class CommandSpec:
     time_limit: float
     repeat: int
     seed: int
+    # the values of the --grid keys the template names, in the grid's order
+    params: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -68,7 +74,8 @@ class CommandSpec:
 
     def argv(self) -> list[str]:
         values = {"n": self.n, "solver": self.solver, "formulation": self.formulation,
-                  "seed": self.seed, "repeat": self.repeat, "time_limit": f"{self.time_limit:g}"}
+                  "seed": self.seed, "repeat": self.repeat, "time_limit": f"{self.time_limit:g}",
+                  **dict(self.params)}
         return [_PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), token)
                 for token in self.template.tokens]
 
@@ -80,7 +87,7 @@ class CommandSpec:
         return f"label={self.label} cmd={shlex.join(self.argv())} repeat={self.repeat}"
 
     def group(self) -> tuple:
-        return (self.label, self.n, self.solver, self.formulation)
+        return (self.label, self.n, self.solver, self.formulation, self.params)
 
     def describe(self) -> str:
         what = shlex.join(self.argv())
@@ -91,14 +98,18 @@ class CommandSpec:
     def fields(self) -> dict:
         return {"label": self.label, "template": self.template.text,
                 "external": self.template.external, "n": self.n, "solver": self.solver,
-                "formulation": self.formulation, "time_limit": self.time_limit,
-                "repeat": self.repeat,
+                "formulation": self.formulation,
+                # the grid point as a puzzle grid's records keep theirs (summary.params_of):
+                # the size and formulation first, as records without `params` are read
+                "params": {"n": self.n, "formulation": self.formulation, **dict(self.params)},
+                "time_limit": self.time_limit, "repeat": self.repeat,
                 # the seed a run got, if its argv took one ({seed}); else there is none
                 "seed": self.seed if self.template.uses("seed") else None}
 
 
-def parse_template(text: str, external: bool) -> Template:
-    """'LABEL=ARGV' or 'ARGV' (--command: labelled by its own text; --external: LABEL needed)."""
+def parse_template(text: str, external: bool, grid_keys: Sequence[str] = ()) -> Template:
+    """'LABEL=ARGV' or 'ARGV' (--command: labelled by its own text; --external: LABEL needed);
+    its placeholders are PLACEHOLDERS and the `grid_keys` (those of --grid)."""
     option = "--external" if external else "--command"
     match = _LABELLED.match(text.strip())
     label, body = (match.group(1), match.group(2).strip()) if match else (None, text.strip())
@@ -108,11 +119,12 @@ def parse_template(text: str, external: bool) -> Template:
         raise InputError(f"{option} {text!r}: {exc}") from None
     if not tokens:
         raise InputError(f"{option}: empty command")
+    known = (*PLACEHOLDERS, *grid_keys)
     for token in tokens:
         for name in _PLACEHOLDER.findall(token):
-            if name not in PLACEHOLDERS:
+            if name not in known:
                 raise InputError(f"{option} {text!r}: unknown placeholder {{{name}}} "
-                                 f"(known: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})")
+                                 f"(known: {', '.join('{' + p + '}' for p in known)})")
     if external:
         if label is None:
             raise InputError(f"--external {text!r}: give it a label, LABEL=COMMAND "
@@ -146,10 +158,11 @@ def with_solved_patterns(templates: Sequence[Template], patterns: Sequence[str]
 
 
 def command_grid(templates: Sequence[Template], sizes: Sequence[int], solvers: Sequence[str],
-                 formulations: Sequence[str], time_limit: float, repeats: int
-                 ) -> list[CommandSpec]:
-    """Each template over the dimensions it names ({n}, {solver}, {formulation}) and the
-    repeats, interleaved (size, repeat, template) so side-by-side runs meet the same load."""
+                 formulations: Sequence[str], time_limit: float, repeats: int,
+                 axes: Sequence[Axis] = ()) -> list[CommandSpec]:
+    """Each template over the dimensions it names ({n}, {solver}, {formulation}, the `{KEY}`
+    of an axis) and the repeats, interleaved (size, repeat, template) so side-by-side runs
+    meet the same load."""
     check_repeats(repeats)
     if any(t.uses("solver") and not t.external for t in templates):
         solver_kinds(solvers)
@@ -157,8 +170,16 @@ def command_grid(templates: Sequence[Template], sizes: Sequence[int], solvers: S
     def values(template: Template, name: str, options: Sequence) -> Sequence:
         return options if template.uses(name) else [None]
 
+    def points(template: Template) -> list[tuple[tuple[str, str], ...]]:
+        combos: list[tuple[tuple[str, str], ...]] = [()]
+        for name, options in axes:
+            if template.uses(name):
+                combos = [combo + ((name, value),) for combo in combos for value in options]
+        return combos
+
     count = sum(len(values(t, "n", sizes)) * len(values(t, "solver", solvers))
-                * len(values(t, "formulation", formulations)) for t in templates) * repeats
+                * len(values(t, "formulation", formulations)) * len(points(t))
+                for t in templates) * repeats
     check_size(count)
     specs: dict[str, CommandSpec] = {}
     for n in sizes:
@@ -166,11 +187,12 @@ def command_grid(templates: Sequence[Template], sizes: Sequence[int], solvers: S
             for template in templates:
                 if not template.uses("n") and n != sizes[0]:
                     continue
-                for solver in values(template, "solver", solvers):
-                    for formulation in values(template, "formulation", formulations):
-                        spec = CommandSpec(template, n if template.uses("n") else None, solver,
-                                           formulation, time_limit, r, r - 1)
-                        specs.setdefault(spec.key(), spec)
+                for point in points(template):
+                    for solver in values(template, "solver", solvers):
+                        for formulation in values(template, "formulation", formulations):
+                            spec = CommandSpec(template, n if template.uses("n") else None,
+                                               solver, formulation, time_limit, r, r - 1, point)
+                            specs.setdefault(spec.key(), spec)
     return list(specs.values())
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from ilp_pyramid import protocol, puzzles
 from ilp_pyramid.backends import solvers as solver_table
 from ilp_pyramid.bench.commands import (
+    PLACEHOLDERS,
     CommandSpec,
     Template,
     check_repeats,
@@ -37,7 +38,8 @@ from ilp_pyramid.extras import available
 from ilp_pyramid.protocol import BenchCase
 
 __all__ = ["CommandSpec", "PuzzleRun", "Spec", "Template", "command_grid", "parse_axis",
-           "parse_list", "parse_sizes", "parse_template", "puzzle_grid", "puzzle_runs"]
+           "parse_list", "parse_sizes", "parse_template", "puzzle_grid", "puzzle_runs",
+           "template_axes"]
 
 DEFAULT_PUZZLE = "bel"
 # A size beyond this is a typo: no grid of the package has more runs (commands.MAX_RUNS).
@@ -152,11 +154,7 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
     solver_kinds(solvers)
     if not cases:
         raise InputError(f"{puzzle} has no bench case for these sizes")
-    names = [name for name, _ in axes]
-    for name in names:
-        if name in RESERVED or names.count(name) > 1:
-            raise InputError(f"--grid {name}: " + ("given twice" if names.count(name) > 1
-                                                   else "a name the bench uses itself"))
+    check_axes(axes)
     combos: list[tuple[tuple[str, str], ...]] = [()]
     for name, values in axes:
         combos = [combo + ((name, value),) for combo in combos for value in values]
@@ -186,6 +184,26 @@ def puzzle_grid(puzzle: str, cases: Sequence[BenchCase], solvers: Sequence[str],
 
 
 # --- parsing the grid -----------------------------------------------------------------------
+
+
+def check_axes(axes: Sequence[tuple[str, Sequence[str]]],
+               reserved: frozenset[str] = RESERVED) -> None:
+    """InputError for an axis given twice or named like a field of the bench's own."""
+    names = [name for name, _ in axes]
+    for name in names:
+        if name in reserved or names.count(name) > 1:
+            raise InputError(f"--grid {name}: " + ("given twice" if names.count(name) > 1
+                                                   else "a name the bench uses itself"))
+
+
+def template_axes(templates: Sequence[Template], axes: Sequence[tuple[str, Sequence[str]]]
+                  ) -> None:
+    """The --grid of argv templates: each KEY a placeholder `{KEY}` some template names
+    (the template's own placeholders are no KEY); InputError otherwise."""
+    check_axes(axes, RESERVED | frozenset(PLACEHOLDERS))
+    for name, _ in axes:
+        if not any(template.uses(name) for template in templates):
+            raise InputError(f"--grid {name}: no --command/--external names {{{name}}}")
 
 
 def parse_sizes(text: str) -> list[int]:

@@ -2,10 +2,12 @@
 cactus plots and performance profiles. Only the records are read; no puzzle is known.
 
 - A *family* is a record's `puzzle`; Bel-grid records from before the key existed have none
-  and are Bel's ("bel"); template runs (`--command`/`--external`) name no puzzle: "runs".
-- A *solver* is the record's `solver` (a template run: its label), plus the values of the
-  params named in `solver_params` (e.g. the formulation, when MIP formulations and CNF
-  encodings differ and should be compared on the same instance).
+  and are Bel's ("bel"); template runs (`--command`/`--external`) name no puzzle: a template
+  that takes `{solver}` is a family of its own, its label (its runs' solvers compared on its
+  instances); the others together are "runs".
+- A *solver* is the record's `solver` (a template run without `{solver}`: its label), plus
+  the values of the params named in `solver_params` (e.g. the formulation, when MIP
+  formulations and CNF encodings differ and should be compared on the same instance).
 - An *instance* is the record's grid point (`summary.params_of`) without the solver's params:
   the repeats of one instance and solver are its runs. Where the seed picked a generated
   instance (`seeded_instance`: the puzzle's bench case said so), each seed is an instance
@@ -82,14 +84,22 @@ def family_of(record: dict) -> str:
     puzzle = record.get("puzzle")
     if puzzle:
         return str(puzzle)
+    if _takes_solver(record):
+        return str(record["label"])
     return TEMPLATE_FAMILY if record.get("label") else LEGACY_FAMILY
 
 
 def solver_of(record: dict, solver_params: Sequence[str] = ()) -> str:
-    name = str(record.get("label") or record.get("solver") or "-")
+    label = None if _takes_solver(record) else record.get("label")
+    name = str(label or record.get("solver") or "-")
     extra = [str(config_value(record, p)) for p in solver_params
              if config_value(record, p) != ""]
     return "/".join([name, *extra])
+
+
+def _takes_solver(record: dict) -> bool:
+    """A template run whose template took {solver}: the only template runs with a solver."""
+    return bool(record.get("label")) and bool(record.get("solver"))
 
 
 def instance_of(record: dict, solver_params: Sequence[str] = ()) -> str:

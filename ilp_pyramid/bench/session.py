@@ -71,8 +71,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
             stdout = measured.stdout.decode("utf-8", "replace")
             if status == SOLVED and not spec.template.solved(stdout):
                 status = INFEASIBLE
-        record.update(status=status, seconds=_number(data.get("solve_seconds")) if data else None,
-                      **(time_parts(data) if data else {}),
+        record.update(status=status, **(reported_times(data) if data else {"seconds": None}),
                       message=_tail(measured.stdout) if status in (SOLVED, INFEASIBLE)
                       else _last_line(measured.stderr, measured.exit_code),
                       result=data)
@@ -89,8 +88,7 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
     message = data.get("message") or data.get("detail") or ""
     record.update(
         status=status if isinstance(status, str) else ERROR,
-        seconds=_number(data.get("solve_seconds", data.get("seconds"))),
-        **time_parts(data),
+        **reported_times(data),
         variables=_number(data.get("variables")),
         constraints=_number(data.get("constraints", data.get("clauses"))),
         message=message if isinstance(message, str) else str(message),
@@ -100,6 +98,15 @@ def run_one(spec: Spec, kill_after: float, bench_argv: Sequence[str] = (),
         **_model_options(data),
     )
     return record
+
+
+def reported_times(data: dict) -> dict:
+    """The times a run's --json reports, as a record keeps them, for a puzzle's grid and an
+    argv template alike: `seconds`, the solver's (its `solve_seconds`, else the one time a
+    command reports, `seconds`: what scores on solver time read), and the parts
+    (time_parts)."""
+    return {"seconds": _number(data.get("solve_seconds", data.get("seconds"))),
+            **time_parts(data)}
 
 
 def time_parts(data: dict) -> dict:

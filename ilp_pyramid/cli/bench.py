@@ -25,6 +25,7 @@ from ilp_pyramid.bench.grid import (
     parse_sizes,
     parse_template,
     puzzle_runs,
+    template_axes,
 )
 from ilp_pyramid.bench.records import (
     INFEASIBLE,
@@ -72,7 +73,8 @@ def bench(
         None, "--grid",
         help="One more grid dimension, KEY=V1,V2: each run passes --KEY V to the puzzle's "
              "command, e.g. Bel's formulation=counts,rotations, strategy=none,YStep or "
-             "card=ladder (repeatable)."),
+             "card=ladder; with bench --command/--external, V fills the templates' {KEY} "
+             "instead, e.g. board=triangle,pyramid4 for 'iq count {board}' (repeatable)."),
     formulation: str = typer.Option(None, "--formulation",
                                     help="Comma-separated formulations (SAT: CNF encodings): "
                                          "--grid formulation=..., and the {formulation} of "
@@ -80,9 +82,10 @@ def bench(
     command: list[str] = typer.Option(
         None, "--command",
         help="Instead of a puzzle's grid: time a command of the package, [LABEL=]ARGV with "
-             "placeholders {n} {solver} {formulation} {seed} {repeat} {time_limit}, expanded "
-             "over --n/--solver/--formulation/--repeat, e.g. 'auto=solve {n} --json' "
-             "(repeatable)."),
+             "placeholders {n} {solver} {formulation} {seed} {repeat} {time_limit} and the "
+             "{KEY} of each --grid KEY, expanded over --n/--solver/--formulation/--grid/"
+             "--repeat, e.g. 'auto=solve {n} --json' (repeatable). A template with {solver} "
+             "scores as a family of its own, one column per solver."),
     external: list[str] = typer.Option(
         None, "--external",
         help="Also time an outside program, LABEL=ARGV with the same placeholders, e.g. "
@@ -131,7 +134,8 @@ def bench(
     --json` for each of the puzzle's bench cases (Bel: `solve N` for each --n), each --grid
     value and each solver; a record keeps the case's params and the options that shaped the
     run's model (its --json "model_options": Bel's formulation, strategy, card), and tables
-    group by both, a column each.
+    group by both, a column each. A template's run keeps its N, formulation and --grid
+    values as its params the same way.
     Every finished run goes to --results at once (JSON lines, with its command line, the
     machine, the load average before and after, wall and CPU seconds); --resume skips those.
     Prints a table per configuration; --plot draws time vs N; --json gives the summary.
@@ -142,28 +146,31 @@ def bench(
     Examples: ilp-pyramid bench --n 2..4 --solver highs,cbc,kissat --time-limit 120;
     ilp-pyramid bench --n 3 --solver highs --grid strategy=none,YStep --repeat 3;
     ilp-pyramid bench --n 1..4 --repeat 5 --command 'auto=solve {n}'
-    --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/data/auto.jsonl
+    --external 'ref=/venv/bin/bel_pyramid {n}' --results docs/data/auto.jsonl;
+    ilp-pyramid bench --command 'iq-count=iq count {board} --time-limit {time_limit} --json'
+    --grid board=triangle,rectangle
     """
     if ctx.invoked_subcommand is not None:
         return
     try:
         solvers = parse_list(solver or default_solvers(), "solver")
         formulations = parse_list(formulation, "formulation") if formulation else []
-        templates = [parse_template(text, False) for text in command or []] + \
-            [parse_template(text, True) for text in external or []]
+        grid = [parse_axis(text) for text in axis or []]
+        keys = [name for name, _ in grid]
+        templates = [parse_template(text, False, keys) for text in command or []] + \
+            [parse_template(text, True, keys) for text in external or []]
         templates = with_solved_patterns(templates, solved_if or [])
         if templates:
-            if given(ctx, "puzzle") or axis or solver_seeds:
-                raise InputError("--puzzle, --grid and --solver-seeds make a puzzle's grid; "
-                                 "with --command/--external, write the options into the "
-                                 "template")
+            if given(ctx, "puzzle") or solver_seeds:
+                raise InputError("--puzzle and --solver-seeds make a puzzle's grid; with "
+                                 "--command/--external, write the options into the template")
             if not formulations and any(t.uses("formulation") for t in templates):
                 raise InputError("a template uses {formulation}: give --formulation")
+            template_axes(templates, grid)
             specs = command_grid(templates, parse_sizes(n or TEMPLATE_SIZES), solvers,
-                                 formulations, time_limit, repeat)
+                                 formulations, time_limit, repeat, grid)
         else:
-            axes = [("formulation", formulations)] * bool(formulations) + \
-                [parse_axis(text) for text in axis or []]
+            axes = [("formulation", formulations)] * bool(formulations) + grid
             specs = puzzle_runs(puzzle, parse_sizes(n) if n else None, solvers, axes,
                                 time_limit, repeat, default_solvers=solver is None,
                                 solver_seeds=solver_seeds or 0)
