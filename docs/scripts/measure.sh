@@ -282,12 +282,12 @@ $B "${R[@]}" --puzzle insanity --n 28 "${HARD[@]}" --solver kissat,cadical,dlx
 $B "${R[@]}" --puzzle insanity --n 32 "${HARD[@]}" --solver kissat,dlx
 # IQ: challenges with 4 and 2 pieces given and the empty boards (every solver answers at
 # once), then its hard task, counting every filling: Dancing Links against CP-SAT's
-# enumeration and SAT with blocking clauses (iq count --solver).
+# enumeration and SAT with blocking clauses (iq count --solver), each on one core.
 $B "${R[@]}" --puzzle iq --n 4,2 "${EASY[@]}" "${PICOSAT[@]}" \
    --solver highs,cbc,kissat,cadical,cpsat,dlx,picosat
 $B "${R[@]}" --puzzle iq --n 0 --repeat 2 "${PICOSAT[@]}" \
    --solver highs,cbc,kissat,cadical,cpsat,dlx,picosat
-$B "${R[@]}" --command 'iq-count=iq count {board} --solver {solver} --time-limit {time_limit} --json' \
+$B "${R[@]}" --command 'iq-count=iq count {board} --solver {solver} --jobs 1 --time-limit {time_limit} --json' \
    --grid board=pyramid5,triangle,rectangle --solver dlx,cpsat,cadical
 # Views: the one optimisation; SAT and RC2 stop at n=10, MIP goes on to n=24.
 $B "${R[@]}" --puzzle views --n 4,6,8 "${EASY[@]}" "${GLPK[@]}" \
