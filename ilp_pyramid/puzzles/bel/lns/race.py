@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
+from ilp_pyramid.puzzles.bel.lns.warmup import compile_kernels
 from ilp_pyramid.verify.bel import verify_solution
 
 if TYPE_CHECKING:  # the driver loads numba: imported where a search runs
@@ -71,7 +72,6 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
     (not in order across searches: the caller keeps the fewest)."""
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT
-    from ilp_pyramid.puzzles.bel.lns.warmup import compile_kernels
 
     compile_kernels(n)  # loaded (or compiled) once here and inherited by every search
     cpu0, began = process_cpu(), time.perf_counter()
