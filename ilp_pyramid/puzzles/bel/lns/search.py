@@ -470,24 +470,26 @@ def _cached(kernel) -> bool:
     return any(cache._index_key(key[0], codegen) == key for key in index)
 
 
-def helper_groups(geom: tuple, state: tuple) -> tuple[list, list]:
-    """run_moves' helpers, each with the argument types run_moves calls it with, in two groups
-    of about equal compile time that share no helper: `_set_label`'s family (which init_state
-    shares in part) and the rest. Compiled in two processes at once (lns/warmup.py), each
-    group goes to numba's cache, from which run_moves then loads it, bitcode included, so
-    LLVM inlines it as before. A type here that run_moves does not use costs a compile, never
-    a wrong kernel: run_moves compiles what it calls (tests/test_lns_warmup.py checks both
-    groups are what it calls)."""
+def compile_plan(geom: tuple, state: tuple) -> tuple[list, list, list]:
+    """The kernels to compile before a search, each with the argument types it is called
+    with, in three groups: two of run_moves' helpers, of about equal compile time
+    (`_set_label`'s family with the draws; the weighing with the choice of a label), then
+    run_moves. lns/warmup.py compiles the first two in two processes at once into numba's
+    cache, from which run_moves then loads them, bitcode included, so LLVM inlines them as
+    before. A type here that is not the one called costs a compile, never a wrong kernel: the
+    caller compiles what it calls (tests/test_lns_warmup.py checks these are the calls)."""
     from numba import typeof
 
     g, s, rng = typeof(geom), typeof(state), typeof(state[10])
     i64, i32 = typeof(np.int64(0)), typeof(np.int32(0))
-    first = [(_set_label, (i64, i64, g, s))]
-    rest = [(_delta, (i64, i64, i64, i64, i64, g, s)),
-            (_target_label, (rng, i32, i64, i64, g, s, i64)),
-            (_partner, (rng, s, i64, i64, i64, i64)),
-            (_uniform, (rng,))]
-    return first, rest
+    lab, params = typeof(state[0]), typeof(np.zeros(5))
+    first = [(_set_label, (i64, i64, g, s)),
+             (_partner, (rng, s, i64, i64, i64, i64)),
+             (_uniform, (rng,))]
+    second = [(_delta, (i64, i64, i64, i64, i64, g, s)),
+              (_target_label, (rng, i32, i64, i64, g, s, i64))]
+    last = [(run_moves, (g, s, lab, i64, i64, i64, params, i64))]
+    return first, second, last
 
 
 def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
