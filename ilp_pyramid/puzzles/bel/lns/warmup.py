@@ -32,6 +32,7 @@ def compile_kernels(n: int) -> None:
     if not search.kernels_cached():
         mine, theirs, last = search.compile_plan(arrays(n).geometry(),
                                                  search.new_state(n, labels, 0))
+        _set_up_numba()  # once, before the fork, rather than in both processes
         context = multiprocessing.get_context("fork")
         ready, said = context.Pipe(duplex=False)
         child = context.Process(target=_child, args=(said, theirs, n, labels),
@@ -51,6 +52,16 @@ def compile_kernels(n: int) -> None:
                     os.kill(child.pid, signal.SIGKILL)
                 child.join()
     search.LocalSearch(n, labels, 0).run(1, 0.3)  # loaded (init_state from the child's cache)
+
+
+def _set_up_numba() -> None:
+    """numba's one-time set-up of its compiler (typing and target registries), which the
+    first compile of a process does otherwise."""
+    from numba.core.registry import cpu_target
+
+    with contextlib.suppress(Exception):  # numba's internals changed: the compiles do it
+        cpu_target.typing_context.refresh()
+        cpu_target.target_context.refresh()
 
 
 def _compile(group: list) -> None:
