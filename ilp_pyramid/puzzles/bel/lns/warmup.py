@@ -22,7 +22,8 @@ from ilp_pyramid.backends import process
 
 
 def compile_kernels(n: int) -> None:
-    """Load, or compile on two processes, the search's kernels in this process, once."""
+    """Load, or compile on two processes, the search's kernels in this process, once (for a
+    race, which runs two processes or more anyway)."""
     import numpy as np
 
     from ilp_pyramid.puzzles.bel.lns import search
@@ -77,10 +78,14 @@ def _child(said, group: list, n: int, labels) -> None:
     process.die_with_parent()
     for sig in (signal.SIGINT, signal.SIGTERM):  # the parent does the cleaning up
         signal.signal(sig, signal.SIG_DFL)
+    code = 1
     try:
         _compile(group)
         said.send(True)
         said.close()
         LocalSearch(n, labels, 0)  # init_state
+        code = 0
     except Exception:  # noqa: BLE001 - the parent compiles whatever the cache lacks
-        os._exit(1)
+        pass
+    # At once: no flush of the parent's buffers copied by the fork (stdout is the command's)
+    os._exit(code)
