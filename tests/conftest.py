@@ -53,3 +53,21 @@ def cli():
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+# The tests that run a command as the client of a Dask scheduler share one local cluster
+# (`dask_scheduler`) instead of each starting its own: they carry this mark, so that under
+# pytest-xdist (`--dist loadgroup`) they run on one worker, the only one that starts it. The
+# start of a command's own local cluster is the other tests' (tests/test_signals.py, the
+# `hunt` row of tests/test_stdout_contract.py).
+SHARED_DASK = pytest.mark.xdist_group("dask")
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler():
+    """The address of a local Dask cluster, a scheduler and two one-thread worker processes,
+    kept for the session and stopped at its end."""
+    distributed = pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
