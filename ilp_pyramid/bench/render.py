@@ -208,8 +208,8 @@ def _hard_table(records: Sequence[dict], source: str, time: str) -> str:
     times) and those that did not within the limit; then per family how many such
     instances there are and which solvers failed an instance they ran."""
     report = score_report(records, factor=2, time=time)
-    lines = ["| family | instance | virtual best s | answered by (s) | not within the limit |",
-             "|---|---|---:|---|---|"]
+    lines = ["| family | instance | virtual best s | answered by (s) | no answer within the "
+             "limit | not run |", "|---|---|---:|---|---|---|"]
     notes = []
     for family in report["families"]:
         hard = [i for i in family["per_instance"]
@@ -217,11 +217,13 @@ def _hard_table(records: Sequence[dict], source: str, time: str) -> str:
         for instance in hard:
             answered = sorted(((s, t) for s, t in instance["seconds"].items()
                                if t is not None), key=lambda pair: pair[1])
-            failed = [s for s, t in instance["seconds"].items() if t is None]
+            failed = [s for s, t in instance["seconds"].items()
+                      if t is None and instance["runs"][s]]
+            absent = [s for s in instance["seconds"] if not instance["runs"][s]]
             best = "none" if instance["best"] is None else fmt_seconds(instance["best"])
             lines.append(f"| {family['family']} | {instance['instance'] or '-'} | {best} | "
                          + (", ".join(f"{s} {fmt_seconds(t)}" for s, t in answered) or "-")
-                         + f" | {', '.join(failed) or '-'} |")
+                         + f" | {', '.join(failed) or '-'} | {', '.join(absent) or '-'} |")
         failing = [row["solver"] for row in family["solvers"]
                    if row["solved"] < row["instances"] - row["missing"]]
         notes.append(f"{family['family']}: {len(hard)} of {family['instances']}"
@@ -229,8 +231,9 @@ def _hard_table(records: Sequence[dict], source: str, time: str) -> str:
                         else ", every solver answered every instance it ran"))
     summary = (f"Instances whose virtual best needs {HARD_SECONDS:g} s or more "
                f"({TIME_MEANINGS[time]}; the median over a solver's repeats), or that no "
-               f"solver answered; \"not within the limit\": no answer in more than half of "
-               f"its repeats, or not run there. Per family: " + "; ".join(notes) + ".")
+               f"solver answered; no answer within the limit: in more than half of its "
+               f"repeats; not run: left out where the family failed a smaller step. Per "
+               f"family: " + "; ".join(notes) + ".")
     return "\n".join([*lines, "", summary, "", provenance(records, source)])
 
 

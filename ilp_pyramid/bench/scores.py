@@ -355,6 +355,7 @@ def score_report(records: Iterable[dict], factor: int = 2, time: str = DEFAULT_T
                 {"instance": instance, "time_limit": family.limits[instance],
                  "best": best[index],
                  "seconds": {s: family.outcome(instance, s).seconds for s in family.solvers},
+                 "runs": {s: family.outcome(instance, s).runs for s in family.solvers},
                  # fastest and slowest repeat (null: unsolved by that one; absent: one run)
                  "spread": {s: _json_range(spread) for s in family.solvers
                             if (spread := family.outcome(instance, s).spread()) is not None}}
