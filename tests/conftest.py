@@ -3,6 +3,9 @@ from __future__ import annotations
 import io
 import os
 import signal
+import socket
+import subprocess
+import sys
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,3 +70,60 @@ def no_drat_trim(monkeypatch):
     monkeypatch.setenv("PATH", os.pathsep.join(
         folder for folder in folders if not (Path(folder) / "drat-trim").exists()))
     assert drat.checker() is None
+
+
+# The tests that run a command as the client of a Dask scheduler share one cluster
+# (`dask_cluster`) instead of each starting its own: they carry this mark, so that under
+# pytest-xdist (`--dist loadgroup`) they run on one worker, the only one that starts it. The
+# start of a command's own local cluster is the other tests' (tests/test_signals.py, the
+# `hunt` row of tests/test_stdout_contract.py).
+SHARED_DASK = pytest.mark.xdist_group("dask")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(tmp_path_factory):
+    """(address, [worker process ids]) of a `dask scheduler` and two one-thread `dask worker`
+    processes on 127.0.0.1, kept for the session and stopped at its end. Processes of their
+    own, never a LocalCluster in the test process: its pool and resource tracker would be
+    every later test's in that process."""
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed")
+    from distributed import Client
+
+    work = tmp_path_factory.mktemp("cluster")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "stdin": subprocess.DEVNULL, "env": env, "cwd": work}
+    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                      "--no-dashboard"], **quiet)]
+    try:
+        for name in ("w1", "w2"):
+            procs.append(subprocess.Popen(
+                dask + ["worker", address, "--nthreads", "1", "--no-dashboard", "--name", name,
+                        "--local-directory", str(work / name)], **quiet))
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, [p.pid for p in procs[1:]]
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in reversed(procs):
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler(dask_cluster) -> str:
+    """The address of the session's Dask scheduler."""
+    return dask_cluster[0]

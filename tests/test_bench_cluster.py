@@ -1,5 +1,5 @@
 """`bench --scheduler`: runs on a real Dask cluster (a `dask scheduler` and two `dask worker`
-processes on 127.0.0.1, started and stopped here), records streamed into the results file
+processes on 127.0.0.1: conftest's `dask_cluster`), records streamed into the results file
 with the worker that ran them, --resume, and Ctrl-C that keeps the finished records and
 leaves no run going on the workers."""
 
@@ -16,51 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED_DASK
 from tests.proctools import alive, descendants, signal_and_time
 
 pytest.importorskip("distributed", reason="Dask's distributed is not installed")
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-START_WITHIN = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """(address, [worker process ids]) of a scheduler with two one-thread workers."""
-    from distributed import Client
-
-    work = tmp_path_factory.mktemp("cluster")
-    address = f"tcp://127.0.0.1:{free_port()}"
-    dask = [sys.executable, "-m", "dask"]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "stdin": subprocess.DEVNULL, "env": ENV, "cwd": work}
-    port = address.rsplit(":", 1)[1]
-    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", port,
-                                      "--no-dashboard"], **quiet)]
-    try:
-        for name in ("w1", "w2"):
-            procs.append(subprocess.Popen(
-                dask + ["worker", address, "--nthreads", "1", "--no-dashboard", "--name", name,
-                        "--local-directory", str(work / name)], **quiet))
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=START_WITHIN)
-        yield address, [p.pid for p in procs[1:]]
-    finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in reversed(procs):
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def bench(*args: str, **popen) -> subprocess.Popen:
@@ -73,9 +35,10 @@ def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+@SHARED_DASK
 @pytest.mark.slow  # a Dask cluster's start-up
-def test_bench_runs_on_the_cluster_and_resumes(cluster, tmp_path):
-    address, _ = cluster
+def test_bench_runs_on_the_cluster_and_resumes(dask_cluster, tmp_path):
+    address, _ = dask_cluster
     results = tmp_path / "r.jsonl"
     grid = ["--n", "2", "--solver", "highs,kissat", "--repeat", "3", "--time-limit", "30",
             "--scheduler", address, "--results", str(results), "--json"]
@@ -98,12 +61,13 @@ def test_bench_runs_on_the_cluster_and_resumes(cluster, tmp_path):
     assert json.loads(out)["ran_now"] == 0 and len(records(results)) == 6
 
 
+@SHARED_DASK
 @pytest.mark.slow  # seconds of wall time: the default suite keeps its budget
-def test_ctrl_c_cancels_the_cluster_runs_and_keeps_the_finished(cluster, tmp_path):
+def test_ctrl_c_cancels_the_cluster_runs_and_keeps_the_finished(dask_cluster, tmp_path):
     """Two quick runs (N=2), then two that would take the whole 60 s limit (HiGHS, N=4):
     SIGINT once those run exits 130 within 2 s, keeps the two records and stops the two
     solves on the workers."""
-    address, worker_pids = cluster
+    address, worker_pids = dask_cluster
     results = tmp_path / "r.jsonl"
     run = bench("--n", "2,4", "--solver", "highs", "--repeat", "2", "--time-limit", "60",
                 "--scheduler", address, "--results", str(results))

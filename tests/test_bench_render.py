@@ -224,3 +224,21 @@ def test_an_infeasible_answer_counts_in_its_own_column_and_in_the_times(tmp_path
     assert "| runs | solved | infeasible | min wall s | median wall s | max wall s |" in header
     assert rows[0][:8] == ["insanity", "12", "3", "1", "1", "2.00", "3.00", "4.00"]
     assert "infeasible" not in markdown(runs[:1], "summary", "x.jsonl")
+
+
+def test_the_hard_table_names_the_instances_the_virtual_best_needs_ten_seconds_for(tmp_path):
+    def run(solver, n, status, seconds):
+        return {"key": f"{solver} {n}", "schema": SCHEMA, "puzzle": "bel", "params": {"n": n},
+                "solver": solver, "repeat": 1, "seed": 0, "time_limit": 60.0,
+                "status": status, "solve_seconds": seconds, "wall_seconds": seconds + 0.5}
+
+    _write(tmp_path / "r.jsonl", [
+        run("highs", 3, "solved", 2.0), run("kissat", 3, "solved", 0.5),     # easy: left out
+        run("highs", 4, "timeout", 60.0), run("kissat", 4, "solved", 12.0),  # hard
+        run("highs", 5, "timeout", 60.0), run("kissat", 5, "timeout", 60.0),  # nobody
+        run("cbc", 3, "solved", 9.0)])  # cbc: run at n=3 only
+    text = render_text("<!-- bench:r.jsonl:table=hard -->\n<!-- /bench -->\n", tmp_path)
+    rows = _table_rows(text)[1:]  # below the header
+    assert [row[1:] for row in rows] == [["n=4", "12.00", "kissat 12.00", "highs", "cbc"],
+                                         ["n=5", "none", "-", "highs, kissat", "cbc"]]
+    assert "bel: 2 of 3, failing an instance it ran: kissat, highs" in text

@@ -157,6 +157,21 @@ def test_a_family_whose_winner_changes_with_the_seed_says_so(cli, tmp_path):
     assert not scores.score_report(steady)["families"][0]["winner_changes_with_seed"]
 
 
+def test_a_step_run_with_one_seed_counts_for_every_seed_of_the_others():
+    """A study runs its hard steps with one solver seed, its easy ones with two: the seeds
+    are still compared, the one-seed runs counting the same for each."""
+    easy = [_seeded("highs", 3, 0, "solved", 1.0), _seeded("kissat", 3, 0, "solved", 2.0),
+            _seeded("highs", 3, 1, "solved", 3.0), _seeded("kissat", 3, 1, "solved", 1.0)]
+    hard = [_seeded("highs", 5, 0, "timeout", 10.0), _seeded("kissat", 5, 0, "solved", 6.0)]
+    (family,) = scores.families(easy + hard)
+    assert family.seeds() == [0, 1]
+    by_seed = family.scores_by_seed(2)
+    # seed 0: highs (1 + 20) / 2 against kissat (2 + 6) / 2; seed 1: highs (3 + 20) / 2
+    assert by_seed == {0: {"highs": 10.5, "kissat": 4.0}, 1: {"highs": 11.5, "kissat": 3.5}}
+    row = {r["solver"]: r for r in scores.score_report(easy + hard)["families"][0]["solvers"]}
+    assert row["kissat"]["score_range"] == [3.5, 4.0]
+
+
 def test_a_generated_instance_per_seed_has_no_seed_spread():
     """Where --seed picked the instance and seeded the solver too, the seeds are instances,
     not repeats: no score is compared seed by seed."""

@@ -31,6 +31,7 @@ from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
 from ilp_pyramid.puzzles.bel.solution import parse_drawing
 from ilp_pyramid.puzzles.bel.strategies import satisfied
 from ilp_pyramid.verify.bel import verify_solution
+from tests.conftest import SHARED_DASK
 from tests.proctools import descendants
 
 # Found by trying: ConstructiveDiagonal with XStep leaves N=3 no solution (CaDiCaL refutes it
@@ -200,30 +201,28 @@ def test_conquer_command_input_errors(cli, tmp_path):
     assert notdir.code == 2 and "not a directory" in notdir.err
 
 
-def on_a_real_scheduler(n: int, strategies: str, cube_time: float, record: Path
-                        ) -> subprocess.CompletedProcess:
+def on_a_real_scheduler(n: int, strategies: str, cube_time: float, record: Path,
+                       scheduler: str) -> subprocess.CompletedProcess:
     """`conquer` as a client of a scheduler with two worker processes started apart."""
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=":0") as cluster:
-        result = conquer_command(n, "--strategy", strategies, "--record", record,
-                                 "--cube-time", cube_time, "--scheduler",
-                                 cluster.scheduler_address, "--json")
-        assert f"2 worker(s) on {cluster.scheduler_address}" in result.stderr, result.stderr
+    result = conquer_command(n, "--strategy", strategies, "--record", record,
+                             "--cube-time", cube_time, "--scheduler", scheduler, "--json")
+    assert f"2 worker(s) on {scheduler}" in result.stderr, result.stderr
     return result
 
 
-def test_conquer_on_a_real_scheduler_with_two_workers_refutes_every_cube(tmp_path):
-    result = on_a_real_scheduler(3, "+".join(NO_SOLUTION), 0, tmp_path)
+@SHARED_DASK
+def test_conquer_on_a_real_scheduler_with_two_workers_refutes_every_cube(tmp_path,
+                                                                          dask_scheduler):
+    result = on_a_real_scheduler(3, "+".join(NO_SOLUTION), 0, tmp_path, dask_scheduler)
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["status"] == "unsat" and report["cubes_this_run"] > 2
 
 
 @pytest.mark.slow
-def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path):
-    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 2, tmp_path)
+@SHARED_DASK
+def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path, dask_scheduler):
+    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 2, tmp_path, dask_scheduler)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["status"] == "solved"

@@ -29,6 +29,7 @@ from ilp_pyramid.puzzles.bel.lns.arrays import conflicts_of
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
 from ilp_pyramid.puzzles.bel.solution import parse_drawing, parse_json
 from ilp_pyramid.verify.bel import verify_solution
+from tests.conftest import SHARED_DASK
 
 
 def near_state(n: int, seed: int) -> np.ndarray:
@@ -66,12 +67,13 @@ def test_missing_state_is_none_and_bad_states_are_input_errors(tmp_path):
         load_best(tmp_path, 4)
 
 
-def test_hunt_n4_solves_on_a_local_cluster_and_resumes(cli, tmp_path):
+@SHARED_DASK
+def test_hunt_n4_solves_on_a_dask_cluster_and_resumes(cli, tmp_path, dask_scheduler):
     labels = near_state(4, 4)
     start = conflicts_of(4, labels)
     save_best(tmp_path, BestState(4, start, labels, 30.0))
     result = cli("hunt", 4, "--state-dir", tmp_path, "--time-limit", 120, "--jobs", 1,
-                 "--seed", 5, "--json")
+                 "--seed", 5, "--scheduler", dask_scheduler, "--json")
     assert result.code == 0, result.err
     data = json.loads(result.out)
     assert data["status"] == "solved" and data["conflicts"] == 0

@@ -4,6 +4,7 @@ functions): a rule broken here is an import that runs the wrong way."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,16 @@ SOLVER_LIBRARIES = ("highspy", "pysat.solvers", "ortools", "ilp_pyramid.backends
 COMMAND_LINE = ("typer", "rich", "click", "ilp_pyramid.cli")
 
 
+@cache
+def _parsed(path: str, text: str) -> ast.Module:
+    # Read by several rules below: each file parsed once (the trees are only walked).
+    return ast.parse(text, path)
+
+
+def parse(path: Path) -> ast.Module:
+    return _parsed(str(path), path.read_text())
+
+
 def module_name(path: Path, package: Path = PACKAGE) -> str:
     parts = path.relative_to(package.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -22,7 +33,7 @@ def module_name(path: Path, package: Path = PACKAGE) -> str:
 
 def imports(path: Path) -> set[str]:
     """Every module `path` imports, relative imports resolved."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse(path)
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
@@ -186,7 +197,7 @@ def test_no_puzzle_names_its_command_line():
     # command line, not even as a "module:attribute" string (an import no rule here sees).
     named = [f"{path.relative_to(PACKAGE)}: {node.value}"
              for path in sorted((PACKAGE / "puzzles").rglob("*.py"))
-             for node in ast.walk(ast.parse(path.read_text()))
+             for node in ast.walk(parse(path))
              if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and node.value.startswith("ilp_pyramid.cli")]
     assert named == []
@@ -228,7 +239,7 @@ def test_the_hunt_model_side_knows_no_command_line():
 def import_edges(path: Path, known: set[str], root: Path = PACKAGE) -> dict[str, int]:
     """The package's modules (`known`) that `path` imports, each with the line of its first
     import."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse(path)
     package = module_name(path, root).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
@@ -365,7 +376,7 @@ MAX_OWN_IMPORTS_IN_FUNCTIONS = 125
 def _top_and_inner(path: Path) -> tuple[set[str], list[tuple[str, int]]]:
     """The modules `path` imports at load time (own ones resolved), and the own modules its
     functions import, one per import statement, with the line."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse(path)
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]

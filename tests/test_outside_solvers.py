@@ -295,6 +295,19 @@ def test_bench_scores_picosat_beside_kissat(tmp_path):
     assert solved == {"kissat": 2, "picosat": 2}
 
 
+@pytest.mark.parametrize(("puzzle", "n"), [("insanity", "8"), ("iq", "4"),
+                                         ("sudoku-cube", "1")])
+def test_every_puzzles_bench_takes_an_outside_solver(tmp_path, puzzle, n):
+    """Each puzzle's bench case (the Sudoku Cube's is a command of its own, `bench-one`)
+    passes the outside solver's definition on to the run."""
+    need("picosat")
+    records = _bench(tmp_path, "--puzzle", puzzle, "--solver-command",
+                     "picosat=cnf:picosat {file}", "--solver", "picosat", "--n", n,
+                     "--time-limit", "60")
+    assert records and all(r["status"] in ("solved", "infeasible") for r in records), \
+        [r.get("message", "")[-200:] for r in records]
+
+
 def test_run_bench_takes_a_solver_registered_in_python(tmp_path):
     need("picosat")
     ilp_pyramid.register_solver("picosat", "cnf", "picosat {file}")

@@ -29,6 +29,7 @@ def test_read_dimacs_takes_clauses_across_lines():
     ("p cnf 2 1\n1 2\n", "not ended by 0"),
     ("p cnf 2 1\n1 \u0662 0\n", "is not a literal"),   # an Arabic-Indic two: int() takes it
     ("p cnf 2 1\n1_0 0\n", "'1_0' is not a literal"),  # so does int("1_0")
+    ("p cnf 2 1\n1 \xa0 0\n", r"'\\xa0' is not a literal"),  # a blank split() takes
     ("p cnf 2 1\n1 --2 0\n", "'--2' is not a literal"),
     ("p cnf x 1\n1 0\n", "not a variable count"),
     ("p cnf 2 1\np cnf 2 1\n1 0\n", "second 'p' header"),

@@ -23,7 +23,7 @@ import typer
 
 from ilp_pyramid.backends import cpsat, solvers
 from ilp_pyramid.cli import build_app, main
-from tests.conftest import run_cli
+from tests.conftest import SHARED_DASK, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -288,12 +288,13 @@ def test_a_log_asked_for_goes_to_stderr(workdir):
 
 
 
-def test_a_long_line_reaches_a_pipe_whole(workdir):
+@SHARED_DASK
+def test_a_long_line_reaches_a_pipe_whole(workdir, dask_scheduler):
     """Text lines go out whole when stdout/stderr is a pipe (Rich would break them at 80)."""
     state = workdir / ("a-state-directory-whose-name-alone-runs-past-eighty-columns-" * 2)
     for stream in ("stdout", "stderr"):  # the first run reports its file on stdout, the
         done = run(["hunt", "3", "--state-dir", str(state), "--jobs", "1",  # second on stderr
-                    "--time-limit", "20"], workdir)
+                    "--time-limit", "20", "--scheduler", dask_scheduler], workdir)
         assert done.returncode == 0, done.stderr
         assert f"{state / 'best.json'}" in getattr(done, stream), getattr(done, stream)
     sudoku = state / "cube.txt"

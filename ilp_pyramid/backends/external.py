@@ -211,6 +211,7 @@ def run_child(argv: Sequence[str], options: SolveOptions, stdout: object,
         process.kill_group(child.pid)  # what it left behind in its group, or itself
         if not reaped:
             os.wait4(child.pid, 0)
+        process.wait_group_gone(child.pid)
         child.returncode = -1  # reaped here: Popen must not wait for it again
     child.returncode = os.waitstatus_to_exitcode(status)
     # rusage's peak also counts this process's image, copied at the fork before the exec:

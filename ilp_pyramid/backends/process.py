@@ -108,6 +108,38 @@ def stop(child: subprocess.Popen) -> None:
     kill_group(child.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):
         child.wait(REAP_SECONDS)
+    wait_group_gone(child.pid)
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The processes of group `pgid` that are not zombies (Linux /proc)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - not Linux
+        return []
+    members = []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # state, ppid, pgrp, ...
+        if fields[0] != b"Z" and int(fields[2]) == pgid:
+            members.append(int(entry))
+    return members
+
+
+def wait_group_gone(pgid: int, timeout: float = REAP_SECONDS) -> None:
+    """After SIGKILL to a group: wait until none of it runs. The signal is delivered when
+    each member is next scheduled, which on a loaded machine is not at once, and a
+    grandchild (re-parented when its parent died) is not ours to reap."""
+    deadline = time.monotonic() + timeout
+    while _group_members(pgid) and time.monotonic() < deadline:
+        kill_group(pgid)
+        time.sleep(0.01)
 
 
 def _descendants() -> list[int]:

@@ -13,7 +13,9 @@ solver's solved count and PAR-2 score with the virtual best solver last, as `ben
 --score par2` computes them; `par2-wide`: the same, one row per family and one column per
 solver; `time-split`: per family, the share of the wall time that is the solver's, the
 build's, the check's and the process start-up's; `rows`: each record's own `row`, an object
-of column -> cell text its writer made, for results that are no timed runs, such as counts),
+of column -> cell text its writer made, for results that are no timed runs, such as counts;
+`hard`: per family, the instances the virtual best needs HARD_SECONDS or more for, or that
+no solver answered, each with who answered it and who did not within the limit),
 the time that scores (`time=solve`, the
 default, or `time=wall`) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
@@ -50,7 +52,9 @@ from ilp_pyramid.bench.summary import (
 from ilp_pyramid.bench.timesplit import split_markdown, time_split
 from ilp_pyramid.errors import InputError
 
-TABLES = ("summary", "grid", "runs", "par2", "par2-wide", "time-split", "rows")
+TABLES = ("summary", "grid", "runs", "par2", "par2-wide", "time-split", "rows", "hard")
+# The virtual best's time from which an instance counts as hard (`table=hard`).
+HARD_SECONDS = 10.0
 BLOCK = re.compile(r"(<!-- bench:(?P<spec>[^\n>]*?) -->)(?P<body>.*?)(<!-- /bench -->)", re.S)
 OPENING = re.compile(r"<!-- bench:")
 FENCE = re.compile(r"^ {0,3}```.*?^ {0,3}```[^\n]*$", re.M | re.S)
@@ -121,6 +125,8 @@ def markdown(records: Sequence[dict], table: str, source: str, time: str = DEFAU
                           provenance(records, source)])
     if table == "rows":
         return _rows_table(records, source)
+    if table == "hard":
+        return _hard_table(records, source, time)
     if table == "runs":
         headers, cells, columns = _run_cells(records)
     else:
@@ -193,6 +199,41 @@ def _score_table(records: Sequence[dict], source: str, wide: bool = False,
                f"({TIME_MEANINGS[time]}) where solved, else 2 x the time limit"
                + (f"; {key}" if key else "") + "; "
                + "; ".join(_score_note(family) for family in families) + ".")
+    return "\n".join([*lines, "", summary, "", provenance(records, source)])
+
+
+def _hard_table(records: Sequence[dict], source: str, time: str) -> str:
+    """Per family, the instances whose virtual best needs HARD_SECONDS or more (or that no
+    solver answered): the fastest solver and its time, the solvers that answered (their
+    times) and those that did not within the limit; then per family how many such
+    instances there are and which solvers failed an instance they ran."""
+    report = score_report(records, factor=2, time=time)
+    lines = ["| family | instance | virtual best s | answered by (s) | no answer within the "
+             "limit | not run |", "|---|---|---:|---|---|---|"]
+    notes = []
+    for family in report["families"]:
+        hard = [i for i in family["per_instance"]
+                if i["best"] is None or i["best"] >= HARD_SECONDS]
+        for instance in hard:
+            answered = sorted(((s, t) for s, t in instance["seconds"].items()
+                               if t is not None), key=lambda pair: pair[1])
+            failed = [s for s, t in instance["seconds"].items()
+                      if t is None and instance["runs"][s]]
+            absent = [s for s in instance["seconds"] if not instance["runs"][s]]
+            best = "none" if instance["best"] is None else fmt_seconds(instance["best"])
+            lines.append(f"| {family['family']} | {instance['instance'] or '-'} | {best} | "
+                         + (", ".join(f"{s} {fmt_seconds(t)}" for s, t in answered) or "-")
+                         + f" | {', '.join(failed) or '-'} | {', '.join(absent) or '-'} |")
+        failing = [row["solver"] for row in family["solvers"]
+                   if row["solved"] < row["instances"] - row["missing"]]
+        notes.append(f"{family['family']}: {len(hard)} of {family['instances']}"
+                     + (f", failing an instance it ran: {', '.join(failing)}" if failing
+                        else ", every solver answered every instance it ran"))
+    summary = (f"Instances whose virtual best needs {HARD_SECONDS:g} s or more "
+               f"({TIME_MEANINGS[time]}; the median over a solver's repeats), or that no "
+               f"solver answered; no answer within the limit: in more than half of its "
+               f"repeats; not run: left out where the family failed a smaller step. Per "
+               f"family: " + "; ".join(notes) + ".")
     return "\n".join([*lines, "", summary, "", provenance(records, source)])
 
 

@@ -200,20 +200,28 @@ class Family:
         return sorted({o.limit for o in self.outcomes.values()})
 
     def seeds(self) -> list[int]:
-        """The solver seeds (run_seed) that every solver took on every instance it ran, in
-        order: those a comparison seed by seed can use."""
-        seeds = [{s for s in o.seeds if s is not None} for o in self.outcomes.values()]
+        """The solver seeds (run_seed) shared by every solver's runs on every instance it ran
+        with two seeds or more, in order: those a comparison seed by seed can use. A study
+        may run its hard steps with one seed and its easy ones with several."""
+        seeds = [found for o in self.outcomes.values()
+                 if len(found := {s for s in o.seeds if s is not None}) >= 2]
         return sorted(set.intersection(*seeds)) if seeds else []
 
     def scores_by_seed(self, factor: int) -> dict[int, dict[str, float]]:
-        """Per solver seed, each solver's PAR-k over the runs with that seed alone (a solver
-        without runs on an instance counts unsolved there); {} for fewer than two seeds,
-        where nothing varies."""
+        """Per solver seed, each solver's PAR-k over the runs with that seed alone; where a
+        solver ran an instance with one seed only, that run counts for every seed (a
+        solver without runs on an instance counts unsolved there). {} for fewer than two
+        seeds, where nothing varies."""
         seeds = self.seeds()
         if len(seeds) < 2:
             return {}
-        return {seed: {solver: par_mean([self.outcome(i, solver).seconds_with(seed)
-                                         for i in self.instances],
+
+        def time(instance: str, solver: str, seed: int) -> float | None:
+            outcome = self.outcome(instance, solver)
+            several = len({s for s in outcome.seeds if s is not None}) >= 2
+            return outcome.seconds_with(seed) if several else outcome.seconds
+
+        return {seed: {solver: par_mean([time(i, solver, seed) for i in self.instances],
                                         self.penalties(solver, factor))
                        for solver in self.solvers}
                 for seed in seeds}
@@ -347,6 +355,7 @@ def score_report(records: Iterable[dict], factor: int = 2, time: str = DEFAULT_T
                 {"instance": instance, "time_limit": family.limits[instance],
                  "best": best[index],
                  "seconds": {s: family.outcome(instance, s).seconds for s in family.solvers},
+                 "runs": {s: family.outcome(instance, s).runs for s in family.solvers},
                  # fastest and slowest repeat (null: unsolved by that one; absent: one run)
                  "spread": {s: _json_range(spread) for s in family.solvers
                             if (spread := family.outcome(instance, s).spread()) is not None}}

@@ -133,7 +133,9 @@ def read_dimacs(text: str) -> Dimacs:
             raise ValueError
         values = [int(token) for token in tokens]
     except ValueError:
-        bad = next(t for t in tokens if _DIGITS.fullmatch(t) is None)
+        # A blank other than space, tab or newline (e.g. U+00A0) splits tokens but is no
+        # separator DIMACS knows: name the character where no token is odd.
+        bad = next((t for t in tokens if _DIGITS.fullmatch(t) is None), odd and odd.group())
         raise InputError(f"{bad[:40]!r} is not a literal") from None
     clauses: list[list[int]] = []
     start = 0

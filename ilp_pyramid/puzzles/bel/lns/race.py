@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ilp_pyramid.backends import process
+from ilp_pyramid.puzzles.bel.lns.warmup import compile_kernels
 from ilp_pyramid.verify.bel import verify_solution
 
 if TYPE_CHECKING:  # the driver loads numba: imported where a search runs
@@ -72,7 +73,7 @@ def race_lns(n: int, repair: str, jobs: int, time_limit: float | None = None,
     from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
     from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, TIMEOUT
 
-    _warm(n)  # the compiled kernels, loaded once here and inherited by every search
+    compile_kernels(n)  # loaded (or compiled) once here and inherited by every search
     cpu0, began = process_cpu(), time.perf_counter()
     context = multiprocessing.get_context("fork")
     # Not daemonic: a search forks its large SAT repairs into a child that keeps a time limit.
@@ -189,12 +190,3 @@ def _stop(workers: list) -> None:
         if worker.pid is not None:
             worker.join()
 
-
-def _warm(n: int) -> None:
-    """Load the search's compiled kernels (numba's cache) in this process, once."""
-    import numpy as np
-
-    from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
-
-    search = LocalSearch(n, random_labels(n, np.random.default_rng(0)), 0)
-    search.run(1, 0.3)

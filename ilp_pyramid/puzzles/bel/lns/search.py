@@ -470,6 +470,28 @@ def _cached(kernel) -> bool:
     return any(cache._index_key(key[0], codegen) == key for key in index)
 
 
+def compile_plan(geom: tuple, state: tuple) -> tuple[list, list, list]:
+    """The kernels to compile before a search, each with the argument types it is called
+    with, in three groups: two of run_moves' helpers, of about equal compile time
+    (`_set_label`'s family with the draws; the weighing with the choice of a label), then
+    run_moves. lns/warmup.py compiles the first two in two processes at once into numba's
+    cache, from which run_moves then loads them, bitcode included, so LLVM inlines them as
+    before. A type here that is not the one called costs a compile, never a wrong kernel: the
+    caller compiles what it calls (tests/test_lns_warmup.py checks these are the calls)."""
+    from numba import typeof
+
+    g, s, rng = typeof(geom), typeof(state), typeof(state[10])
+    i64, i32 = typeof(np.int64(0)), typeof(np.int32(0))
+    lab, params = typeof(state[0]), typeof(np.zeros(5))
+    first = [(_set_label, (i64, i64, g, s)),
+             (_partner, (rng, s, i64, i64, i64, i64)),
+             (_uniform, (rng,))]
+    second = [(_delta, (i64, i64, i64, i64, i64, g, s)),
+              (_target_label, (rng, i32, i64, i64, g, s, i64))]
+    last = [(run_moves, (g, s, lab, i64, i64, i64, params, i64))]
+    return first, second, last
+
+
 def random_labels(n: int, rng: np.random.Generator) -> np.ndarray:
     """Random line labels that meet the counting condition: every label's lines add up to
     N(2N+1) cells. Lines go longest first, each to a random label that still has room (half
@@ -509,6 +531,36 @@ def perturb(n: int, labels: np.ndarray, swaps: int, rng: np.random.Generator) ->
     return out
 
 
+def new_state(n: int, labels: np.ndarray, seed: int) -> tuple[np.ndarray, ...]:
+    """The search's state arrays for `labels` (the counts still to be made by init_state)."""
+    a = arrays(n)
+    cubes = len(pyramid(n).cubes)
+    cells = a.num_cells
+    max_len = int(a.line_len.max())
+    rng_word = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64 or 1
+    return (
+        np.array(labels, dtype=np.int32, copy=True),  # lab
+        np.zeros(cells, np.int32),  # cellcube
+        np.zeros(cubes, np.int32),  # cnt
+        np.zeros((cubes, cells), np.int32),  # bucket
+        np.zeros(cells, np.int32),  # bpos
+        np.zeros(cubes, np.int32),  # conf
+        np.full(cubes, -1, np.int32),  # conf_pos
+        np.zeros(cubes, np.int32),  # miss
+        np.full(cubes, -1, np.int32),  # miss_pos
+        np.zeros(3, np.int64),  # sc
+        np.array([rng_word], np.uint64),  # rng
+        np.zeros(((max_len + 1) * a.num_labels, a.num_lines), np.int32),  # pool
+        np.zeros((max_len + 1) * a.num_labels, np.int32),  # pool_size
+        np.zeros(a.num_lines, np.int32),  # pool_pos
+        # touched: the cubes a weighed move takes off and puts on (cnt is put back from it)
+        np.zeros(6 * max_len, np.int32),
+        # accept[d]: the chance a move d repeated cubes worse passes (a move changes the
+        # cubes of at most 3 lines' cells)
+        np.zeros(3 * max_len + 1, np.float64),
+    )
+
+
 class LocalSearch:
     """The compiled search's state for one N, with the best labelling seen so far."""
 
@@ -518,31 +570,7 @@ class LocalSearch:
         self.n = n
         self.num_labels = a.num_labels
         self.geom = a.geometry()
-        cubes = len(pyramid(n).cubes)
-        cells = a.num_cells
-        max_len = int(a.line_len.max())
-        rng_word = (int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64 or 1
-        self.state = (
-            np.array(labels, dtype=np.int32, copy=True),  # lab
-            np.zeros(cells, np.int32),  # cellcube
-            np.zeros(cubes, np.int32),  # cnt
-            np.zeros((cubes, cells), np.int32),  # bucket
-            np.zeros(cells, np.int32),  # bpos
-            np.zeros(cubes, np.int32),  # conf
-            np.full(cubes, -1, np.int32),  # conf_pos
-            np.zeros(cubes, np.int32),  # miss
-            np.full(cubes, -1, np.int32),  # miss_pos
-            np.zeros(3, np.int64),  # sc
-            np.array([rng_word], np.uint64),  # rng
-            np.zeros(((max_len + 1) * a.num_labels, a.num_lines), np.int32),  # pool
-            np.zeros((max_len + 1) * a.num_labels, np.int32),  # pool_size
-            np.zeros(a.num_lines, np.int32),  # pool_pos
-            # touched: the cubes a weighed move takes off and puts on (cnt is put back from it)
-            np.zeros(6 * max_len, np.int32),
-            # accept[d]: the chance a move d repeated cubes worse passes (a move changes the
-            # cubes of at most 3 lines' cells)
-            np.zeros(3 * max_len + 1, np.float64),
-        )
+        self.state = new_state(n, labels, seed)
         self.best_labels = self.state[0].copy()
         self.best = int(init_state(self.geom, self.state))
         self.moves = 0
