@@ -79,9 +79,16 @@ def test_no_run_failed_and_no_two_solvers_disagree():
         assert not family.disagreements, (family.name, family.disagreements)
     optima: dict[str, set[int]] = {}
     for record in records():
-        if record["puzzle"] == "views" and record["status"] == "solved":
+        if record.get("puzzle") == "views" and record["status"] == "solved":
             optima.setdefault(scores.instance_of(record), set()).add(record["result"]["cubes"])
     assert optima and all(len(found) == 1 for found in optima.values()), optima
+    # every finished count of a board is the same number, whoever counted
+    counts: dict[str, set[int]] = {}
+    for record in records():
+        if record.get("label") == "iq-count" and record["status"] == "solved":
+            counts.setdefault(record["params"]["board"], set()).add(
+                record["result"]["solutions"])
+    assert counts and all(len(found) == 1 for found in counts.values()), counts
 
 
 def dry_run(stage: str, tmp_path: Path) -> list[list[str]]:

@@ -232,7 +232,8 @@ def _hard_table(records: Sequence[dict], source: str, time: str) -> str:
     summary = (f"Instances whose virtual best needs {HARD_SECONDS:g} s or more "
                f"({TIME_MEANINGS[time]}; the median over a solver's repeats), or that no "
                f"solver answered; no answer within the limit: in more than half of its "
-               f"repeats; not run: left out where the family failed a smaller step. Per "
+               f"repeats; not run: no run there (left out of the step, e.g. where the family "
+               f"failed a smaller one). Per "
                f"family: " + "; ".join(notes) + ".")
     return "\n".join([*lines, "", summary, "", provenance(records, source)])
 
