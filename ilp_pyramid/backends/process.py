@@ -111,13 +111,15 @@ def stop(child: subprocess.Popen) -> None:
     wait_group_gone(child.pid)
 
 
-def _group_members(pgid: int) -> list[int]:
-    """The processes of group `pgid` that are not zombies (Linux /proc)."""
+def _proc_stats() -> dict[int, list[bytes]]:
+    """pid -> the fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...)
+    of every process (Linux /proc; {} elsewhere). The command name may hold spaces and
+    parentheses: the fields follow the last ')'."""
     try:
         entries = os.listdir("/proc")
     except OSError:  # pragma: no cover - not Linux
-        return []
-    members = []
+        return {}
+    stats = {}
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -126,10 +128,14 @@ def _group_members(pgid: int) -> list[int]:
                 stat = handle.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()  # state, ppid, pgrp, ...
-        if fields[0] != b"Z" and int(fields[2]) == pgid:
-            members.append(int(entry))
-    return members
+        stats[int(entry)] = stat[stat.rfind(b")") + 2:].split()
+    return stats
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The processes of group `pgid` that are not zombies."""
+    return [pid for pid, fields in _proc_stats().items()
+            if fields[0] != b"Z" and int(fields[2]) == pgid]
 
 
 def wait_group_gone(pgid: int, timeout: float = REAP_SECONDS) -> None:
@@ -144,21 +150,7 @@ def wait_group_gone(pgid: int, timeout: float = REAP_SECONDS) -> None:
 
 def _descendants() -> list[int]:
     """Every process below this one, parents before their children (Linux /proc)."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:  # pragma: no cover - not Linux
-        return []
-    parent_of = {}
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses: the ppid follows the last ')'.
-        parent_of[int(entry)] = int(stat[stat.rfind(b")") + 2:].split()[1])
+    parent_of = {pid: int(fields[1]) for pid, fields in _proc_stats().items()}
     found, frontier = [], [os.getpid()]
     while frontier:
         children = [child for child, parent in parent_of.items() if parent in frontier]
