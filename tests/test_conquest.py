@@ -174,22 +174,62 @@ def test_conquer_command_solves_saves_and_draws_then_a_rerun_reads_the_record(tm
     assert again.returncode == 0 and json.loads(again.stdout)["cubes_this_run"] == 0
 
 
+def seeded_record(record_dir: Path, problem: Hypotheses, cubes: int = 3) -> Record:
+    """A record with `cubes` cubes settled here (cube time 0: each split by propagation):
+    the state a run stopped at its limit leaves, made without a race against a clock."""
+    record = Record.open(record_dir, problem)
+    assert settle_all(problem, record, 0.0, stop_after=cubes) == "open"
+    return record
+
+
+def kept_once_and_grown_from(record_dir: Path, problem: Hypotheses, before: dict,
+                             open_before: list) -> Record:
+    """The record after a run: every cube settled before kept as it was, each new one at or
+    under a cube that was open (a rerun goes on, never starts over), every cube on one line."""
+    record = Record.open(record_dir, problem)
+    assert all(record.settled[cube] == row for cube, row in before.items())
+    assert all(any(cube[:len(root)] == root for root in open_before)
+               for cube in set(record.settled) - set(before))
+    assert len(record.path.read_text().splitlines()) == 1 + len(record.settled)
+    return record
+
+
 def test_conquer_command_at_the_time_limit_exits_3_and_a_rerun_goes_on(tmp_path):
-    """Split by propagation alone (cube time 0), the tree outlasts a short limit twice; the
-    second run settles only cubes the first left open."""
+    """Twice a run goes on from the record and stops at its limit with cubes open (N=4's tree
+    outlasts it). How many cubes a second of wall time settles is up to the machine's load
+    (none, when the cluster's start takes it all), so each run is checked by the state it
+    read and left, not by a count of its progress."""
     problem = Hypotheses(4, NO_SOLUTION)
-    counts = []
+    record = seeded_record(tmp_path, problem)
     for _ in range(2):
+        before, open_before = dict(record.settled), record.open_cubes()
         run = conquer_command(4, "--strategy", problem.name, "--record", tmp_path,
-                              "--cube-time", 0, "--jobs", 1, "--time-limit", 4, "--json")
+                              "--cube-time", 0, "--jobs", 1, "--time-limit", 1, "--json")
         assert run.returncode == 3, run.stderr
         report = json.loads(run.stdout)
         assert report["status"] == "timeout" and report["open_cubes"] > 0
-        counts.append(report["cubes_this_run"])
-        assert "open" in run.stderr and "CPU hours" in run.stderr
-    record = Record.open(tmp_path, problem)
-    assert counts[0] > 0 and counts[1] > 0 and len(record.settled) == sum(counts)
-    assert len(record.path.read_text().splitlines()) == 1 + sum(counts)
+        progress = [line for line in run.stderr.splitlines() if "cube(s) settled" in line]
+        assert progress[0].startswith(f"{len(before)} cube(s) settled"), run.stderr
+        assert f" {len(open_before)} open, " in progress[0] and "CPU hours" in progress[-1]
+        record = kept_once_and_grown_from(tmp_path, problem, before, open_before)
+        assert len(record.settled) == len(before) + report["cubes_this_run"]
+        assert report["open_cubes"] == len(record.open_cubes())
+
+
+def test_conquer_command_goes_on_from_a_record_to_the_end(tmp_path):
+    """The rerun's progress without a clock: from a record left with cubes open, a run
+    without a limit settles exactly the rest."""
+    problem = Hypotheses(3, NO_SOLUTION)
+    seeded = seeded_record(tmp_path, problem)
+    before, open_before = dict(seeded.settled), seeded.open_cubes()
+    run = conquer_command(3, "--strategy", problem.name, "--record", tmp_path,
+                          "--cube-time", 5, "--jobs", 1, "--json")
+    assert run.returncode == 1, run.stderr
+    report = json.loads(run.stdout)
+    assert report["status"] == "unsat" and report["open_cubes"] == 0
+    record = kept_once_and_grown_from(tmp_path, problem, before, open_before)
+    assert report["cubes_this_run"] == len(record.settled) - len(before) >= len(open_before)
+    assert record.refuted_measure() == pytest.approx(1.0)
 
 
 def test_conquer_command_input_errors(cli, tmp_path):
