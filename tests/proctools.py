@@ -1,13 +1,16 @@
-"""Processes seen through /proc: which are alive and which descend from a process."""
+"""Processes seen through /proc: which are alive and which descend from a process; a
+command signalled once it is at work."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,57 @@ def gone(sessions: set[int], within: float = 1.0) -> set[int]:
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     return left
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def command(*args: object, timeout: float = 240) -> subprocess.CompletedProcess:
+    """`ilp-pyramid ARGS` as a real process, run to its end: what it printed, how it exited."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "ilp_pyramid", *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def record_lines(directory: Path) -> int:
+    """Lines of the conquer record in DIRECTORY (the problem, then one a settled cube)."""
+    found = list(directory.glob("conquer-*.jsonl"))
+    return len(found[0].read_text().splitlines()) if found else 0
+
+
+@dataclass
+class Stopped:
+    """A command stopped by a signal: how it exited, what it printed, the seconds from the
+    signal to its exit, and its descendants when the signal was sent."""
+
+    code: int
+    out: str
+    err: str
+    seconds: float
+    children: set[int]
+
+
+def signal_at_work(args: list[object], signum: int, at_work: Callable[[int], bool],
+                   settle: float = 0.0, within: float = 60.0) -> Stopped:
+    """`ilp-pyramid ARGS` as a real process, sent `signum` once `at_work(pid)` holds (asked
+    every 0.1 s, for at most `within` seconds) and `settle` seconds more."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", *map(str, args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + within
+        while not at_work(proc.pid):
+            assert time.monotonic() < deadline and proc.poll() is None, \
+                f"not at work after {within:g} s: {' '.join(map(str, args))}"
+            time.sleep(0.1)
+        time.sleep(settle)
+        children = descendants(proc.pid)
+        sent = time.monotonic()
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return Stopped(proc.returncode, out, err, took, children)

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
-import subprocess
-import sys
 import time
 from itertools import permutations
 from pathlib import Path
@@ -26,6 +23,7 @@ from ilp_pyramid.puzzles.bel.count import (
     count_by_search,
 )
 from ilp_pyramid.puzzles.bel.geometry import pyramid
+from tests.proctools import alive, live_children, signal_at_work
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "data" / "bel_counts.jsonl"
@@ -175,43 +173,17 @@ def test_time_limit_is_exit_3_with_bounds_in_json(cli):
     assert data["status"] == TIMEOUT and data["labelled"] is None
 
 
-def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    try:
-        return [int(x) for x in path.read_text().split()]
-    except OSError:
-        return []
-
-
 @pytest.mark.parametrize("method, sig, code", [("d4", signal.SIGINT, 130),
                                               ("sat", signal.SIGTERM, 143)])
 def test_a_signal_stops_a_count_within_2_s_and_leaves_no_child(method, sig, code):
     """D4 and the SAT enumeration run in a forked child: it goes with the command."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "count", "4", "--method",
-                             method], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        deadline = time.monotonic() + 60
-        children: list[int] = []
-        while not children and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            children = _children(proc.pid)
-        assert children, "the counting child never started"
-        sent = time.monotonic()
-        proc.send_signal(sig)
-        out, err = proc.communicate(timeout=10)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == code, err
-    assert took < 2.0
-    assert out == ""
+    stopped = signal_at_work(["count", 4, "--method", method], sig,
+                             lambda pid: bool(live_children(pid)))
+    assert stopped.code == code, stopped.err
+    assert stopped.seconds < 2.0
+    assert stopped.out == ""
     time.sleep(0.2)
-    assert all(not Path(f"/proc/{c}").exists() or "Z" in
-               Path(f"/proc/{c}/stat").read_text().rsplit(")", 1)[1].split()[:1]
-               for c in children)
+    assert not alive(stopped.children)
 
 
 # --- N = 3, the committed results ----------------------------------------------------------

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +31,7 @@ from ilp_pyramid.puzzles.bel.lns.region import conflict_lines
 from ilp_pyramid.puzzles.bel.lns.search import LocalSearch, random_labels
 from ilp_pyramid.puzzles.bel.solution import parse_drawing
 from ilp_pyramid.verify.bel import verify_solution
+from tests.proctools import command, record_lines, signal_at_work
 
 
 def solved(n: int, seed: int) -> np.ndarray:
@@ -263,9 +261,7 @@ def test_a_split_names_its_line_and_parts_its_labels():
 def hunt_command(*args: object) -> subprocess.CompletedProcess:
     """A real process: the Dask cluster's start sets thread variables in its client's
     environment, which must not leak into the test process (and its later children)."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    return subprocess.run([sys.executable, "-m", "ilp_pyramid", "hunt", *map(str, args)],
-                          env=env, capture_output=True, text=True, timeout=240)
+    return command("hunt", *args)
 
 
 def test_hunt_conquer_solves_near_a_solution_and_a_rerun_reads_the_record(tmp_path):
@@ -321,29 +317,10 @@ def test_hunt_conquer_input_errors(cli, tmp_path):
 def test_hunt_conquer_ctrl_c_stops_within_two_seconds_and_keeps_the_record(tmp_path):
     state = random_labels(6, np.random.default_rng(5))
     save_best(tmp_path, BestState(6, conflicts_of(6, state), state))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    run = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "hunt", "6", "--state-dir",
-                            str(tmp_path), "--conquer", "120", "--cube-time", "1",
-                            "--jobs", "1"], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        record = None
-        while time.monotonic() < deadline:
-            found = list(tmp_path.glob("conquer-*.jsonl"))
-            if found and len(found[0].read_text().splitlines()) >= 3:
-                record = found[0]
-                break
-            time.sleep(0.2)
-        assert record is not None, "no cube settled after 120 s"
-        run.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        code = run.wait(timeout=30)
-        stopped = time.monotonic() - sent
-    finally:
-        if run.poll() is None:
-            run.kill()
-    assert code == 130 and stopped < 2.0, (code, stopped)
-    assert len(record.read_text().splitlines()) >= 3
+    stopped = signal_at_work(["hunt", 6, "--state-dir", tmp_path, "--conquer", 120,
+                              "--cube-time", 1, "--jobs", 1], signal.SIGINT,
+                             lambda _: record_lines(tmp_path) >= 3, within=120)
+    assert stopped.code == 130 and stopped.seconds < 2.0, (stopped.code, stopped.seconds)
+    assert record_lines(tmp_path) >= 3
     leftover = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True)
     assert leftover.stdout == ""

@@ -6,10 +6,8 @@ DRUP checker (a corrupted proof must be rejected)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -32,7 +30,7 @@ from ilp_pyramid.puzzles.bel.solution import parse_drawing
 from ilp_pyramid.puzzles.bel.strategies import satisfied
 from ilp_pyramid.verify.bel import verify_solution
 from tests.conftest import SHARED_DASK
-from tests.proctools import descendants
+from tests.proctools import alive, command, record_lines, signal_at_work
 
 # Found by trying: ConstructiveDiagonal with XStep leaves N=3 no solution (CaDiCaL refutes it
 # at once; split by propagation alone, it is a tree of some 70 cubes); LabelPermutation alone
@@ -52,12 +50,10 @@ def proof_checker(request) -> str:
     return request.param
 
 
-def conquer_command(*args: object, timeout: float = 240) -> subprocess.CompletedProcess:
+def conquer_command(*args: object) -> subprocess.CompletedProcess:
     """A real process: the Dask cluster's start sets thread variables in its client's
     environment, which must not leak into the test process."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    return subprocess.run([sys.executable, "-m", "ilp_pyramid", "conquer", *map(str, args)],
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return command("conquer", *args)
 
 
 def settle_all(problem: Hypotheses, record: Record, cube_time: float,
@@ -271,32 +267,10 @@ def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path, das
 
 def test_conquer_ctrl_c_stops_within_two_seconds_leaves_no_child_and_keeps_the_record(
         tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    run = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "conquer", "4", "--strategy",
-                            "+".join(NO_SOLUTION), "--record", str(tmp_path),
-                            "--cube-time", "0", "--jobs", "1"], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        record = None
-        while time.monotonic() < deadline:
-            found = list(tmp_path.glob("conquer-*.jsonl"))
-            if found and len(found[0].read_text().splitlines()) >= 2:
-                record = found[0]
-                break
-            time.sleep(0.2)
-        assert record is not None, "no cube settled after 120 s"
-        children = descendants(run.pid)
-        run.send_signal(signal.SIGINT)
-        sent = time.monotonic()
-        code = run.wait(timeout=30)
-        stopped = time.monotonic() - sent
-    finally:
-        if run.poll() is None:
-            run.kill()
-    assert code == 130 and stopped < 2.0, (code, stopped)
+    stopped = signal_at_work(["conquer", 4, "--strategy", "+".join(NO_SOLUTION), "--record",
+                              tmp_path, "--cube-time", 0, "--jobs", 1], signal.SIGINT,
+                             lambda _: record_lines(tmp_path) >= 2, within=120)
+    assert stopped.code == 130 and stopped.seconds < 2.0, (stopped.code, stopped.seconds)
     time.sleep(1.0)
-    from tests.proctools import alive
-
-    assert not alive(children)
-    assert len(record.read_text().splitlines()) >= 2
+    assert not alive(stopped.children)
+    assert record_lines(tmp_path) >= 2

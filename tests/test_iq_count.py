@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,9 +13,9 @@ import pytest
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
 from ilp_pyramid.verify.iq import parse_solution_line, verify_filling
+from tests.proctools import alive, live_children, signal_at_work
 
 SHAPES = {p.letter: p.cells for p in STANDARD_PIECES}
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def fillings(path: Path) -> list[str]:
@@ -97,54 +94,16 @@ def test_unwritable_output_is_bad_input(cli, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
-def children_of(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path, sig, code):
-    out = tmp_path / "r.txt"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "iq", "count", "rectangle",
-                             "--jobs", "2", "-o", str(out)], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        workers: list[int] = []
-        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            workers = children_of(proc.pid)
-        assert len(workers) == 2, "the workers never started"
-        time.sleep(0.3)
-        sent = time.monotonic()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=10)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == code, err
-    assert took < 2.0
-    assert len(err.strip().splitlines()) == 1 and err.strip().startswith("error:")
+    stopped = signal_at_work(["iq", "count", "rectangle", "--jobs", 2, "-o", tmp_path / "r.txt"],
+                             sig, lambda pid: len(live_children(pid)) >= 2, settle=0.3)
+    assert stopped.code == code, stopped.err
+    assert stopped.seconds < 2.0
+    err = stopped.err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("error:")
     time.sleep(0.2)
-    assert [w for w in workers if alive(w)] == []
+    assert not alive(stopped.children)
     assert list(tmp_path.iterdir()) == []  # neither the output nor its temp file
 
 

@@ -13,10 +13,7 @@ import itertools
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -25,9 +22,8 @@ from ilp_pyramid.backends import ExactCoverForm, SolveOptions, Status, solvers
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.iq.count import count_by_solver, count_solutions
 from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
-from tests.test_iq_count import alive, children_of
+from tests.proctools import alive, command, live_children, signal_at_work
 
-ROOT = Path(__file__).resolve().parents[1]
 # One line of each family that enumerates outside Dancing Links: CP-SAT's own enumeration and
 # a SAT solver blocking each filling (every line that says it counts: the small cover below).
 FAMILY_SOLVERS = ["cpsat", "cadical195"]
@@ -104,10 +100,7 @@ def test_dlx_and_a_one_solve_sat_line_do_not_enumerate_here():
 
 
 def test_cpsat_count_prints_one_json_object_from_a_real_process():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "ilp_pyramid", "iq", "count", "pyramid4",
-                          "--solver", "cpsat", "--json"], env=env, capture_output=True,
-                         text=True, timeout=120)
+    run = command("iq", "count", "pyramid4", "--solver", "cpsat", "--json", timeout=120)
     assert run.returncode == 0, run.stderr
     data = json.loads(run.stdout)  # the whole of stdout: one object, nothing a solver printed
     dlx = count_solutions(PUZZLE.instance("pyramid4"))
@@ -146,30 +139,14 @@ def test_a_solver_that_cannot_count_is_bad_input_in_one_line(cli, args):
 @pytest.mark.parametrize("solver, sig, code", [("cpsat", signal.SIGTERM, 143),
                                                ("cadical195", signal.SIGINT, 130)])
 def test_a_signal_stops_a_solver_count_within_2_s_and_leaves_no_child(solver, sig, code):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "iq", "count", "triangle",
-                             "--solver", solver], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 60
-        workers: list[int] = []
-        while not workers and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-            workers = children_of(proc.pid)
-        assert workers, "the solver never started"
-        time.sleep(0.3)
-        sent = time.monotonic()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=10)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == code, err
-    assert took < 2.0
-    assert err.strip().startswith("error:") and len(err.strip().splitlines()) == 1
+    stopped = signal_at_work(["iq", "count", "triangle", "--solver", solver], sig,
+                             lambda pid: bool(live_children(pid)), settle=0.3)
+    assert stopped.code == code, stopped.err
+    assert stopped.seconds < 2.0
+    err = stopped.err.strip()
+    assert err.startswith("error:") and len(err.splitlines()) == 1
     time.sleep(0.2)
-    assert [w for w in workers if alive(w)] == []
+    assert not alive(stopped.children)
 
 
 @pytest.mark.parametrize("challenge", ["triangle_five_given.txt", "triangle_isolated.txt"])
