@@ -29,6 +29,7 @@ from ilp_pyramid.puzzles.bel.hunt.conquer import (
     SAT,
     SPLIT,
     Hypotheses,
+    Problem,
     Record,
     chosen_for_proof,
     family_name,
@@ -41,14 +42,12 @@ from ilp_pyramid.puzzles.bel.hunt.state import BEST_FILE, load_best, save_soluti
 
 
 @dataclass
-class ConquerResult:
+class Tally:
+    """A run over a record: how it ended and the record's cubes as it left them."""
+
     n: int
     status: str  # solved | unsat (every cube UNSAT) | timeout (cubes left open)
-    key: str
     record: Path
-    lines: int  # free lines of the neighbourhood
-    family: str | None  # the whole family it starts from, if any
-    start_conflicts: int  # repeated cubes of the state the neighbourhood is taken around
     unsat: int  # cubes settled UNSAT so far (refuted labels count as cubes)
     split: int
     open: int
@@ -56,6 +55,16 @@ class ConquerResult:
     cpu_seconds: float  # the solver's CPU time over every run on this record
     seconds: float  # this run's wall time
     jobs: int
+
+
+@dataclass
+class ConquerResult(Tally):
+    """`hunt --conquer`: the cubes of a neighbourhood of the saved state."""
+
+    key: str
+    lines: int  # free lines of the neighbourhood
+    family: str | None  # the whole family it starts from, if any
+    start_conflicts: int  # repeated cubes of the state the neighbourhood is taken around
     solution_text: str | None = None
 
 
@@ -74,30 +83,49 @@ def run_conquer(n: int, state_dir: Path, size: int, cube_time: float,
         raise InputError(f"{state_dir / BEST_FILE} is already a solution")
     need("distributed")
     hood = neighbourhood(n, best.labels, size, family)
-    with hold(state_dir / f"conquer-{hood.key}.lock", f"--state-dir {state_dir} --conquer"):
-        record = Record.open(state_dir, hood)
+    opening = (f"conquering {lines_text(len(hood.lines), family)} around "
+               f"{state_dir / BEST_FILE} ({best.conflicts} repeated "
+               f"cube{'' if best.conflicts == 1 else 's'}), every other line kept")
+    tally, _, solved = _conquer(hood, state_dir, f"--state-dir {state_dir} --conquer", opening,
+                                cube_time, time_limit, jobs, scheduler, say)
+    result = ConquerResult(**vars(tally), key=hood.key, lines=len(hood.lines), family=family,
+                           start_conflicts=best.conflicts)
+    if solved is not None:
+        result.solution_text = save_solution(state_dir, n, solved)
+    return result
+
+
+def _conquer(problem: Problem, record_dir: Path, holder: str, opening: str,
+             cube_time: float, time_limit: float | None, jobs: int | None,
+             scheduler: str | None, say, proofs: float = 0.0, report_every: float = 60.0,
+             progress: bool = False) -> tuple[Tally, Record, np.ndarray | None]:
+    """RECORD_DIR/conquer-KEY.jsonl of `problem` opened under its lock (held in the name of
+    `holder`, the command), its open cubes settled until all are, one is SAT, or
+    `time_limit` passes; the tally, the record, a SAT cube's labels. `opening` is said first;
+    `progress`: the record's state said before and after the work too."""
+    with hold(record_dir / f"conquer-{problem.key}.lock", holder):
+        record = Record.open(record_dir, problem)
         began = time.monotonic()
         deadline = None if time_limit is None else began + time_limit
         if scheduler is None:
             jobs = local_jobs(jobs)
-        say(f"conquering {lines_text(len(hood.lines), family)} around {state_dir / BEST_FILE} "
-            f"({best.conflicts} repeated cube{'' if best.conflicts == 1 else 's'}), every "
-            f"other line kept; record {record.path}")
+        say(f"{opening}; record {record.path}")
         solved = record.solution()
         done = 0
         if solved is None:
-            done, solved = _settle(record, cube_time, deadline, jobs, scheduler, state_dir,
-                                   say)
+            if progress and record.settled:
+                say(progress_line(record))
+            done, solved = _settle(record, cube_time, deadline, jobs, scheduler, record_dir,
+                                   say, proofs, report_every)
+        if progress:
+            say(progress_line(record))
         counts = record.counts()
         status = "solved" if solved is not None else (
             "unsat" if counts["open"] == 0 else "timeout")
-        result = ConquerResult(n, status, hood.key, record.path, len(hood.lines), family,
-                               best.conflicts, counts["unsat"], counts["split"],
-                               counts["open"], done, record.cpu_seconds(),
-                               time.monotonic() - began, jobs or 0)
-    if solved is not None:
-        result.solution_text = save_solution(state_dir, n, solved)
-    return result
+        tally = Tally(problem.n, status, record.path, counts["unsat"], counts["split"],
+                      counts["open"], done, record.cpu_seconds(), time.monotonic() - began,
+                      jobs or 0)
+    return tally, record, solved
 
 
 def progress_line(record: Record) -> str:
@@ -176,18 +204,10 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
 
 
 @dataclass
-class ConquestResult:
-    n: int
-    status: str  # solved | unsat (every cube UNSAT) | timeout (cubes left open)
+class ConquestResult(Tally):
+    """`conquer N --strategy A+B`: the cubes of the whole puzzle under hypotheses."""
+
     hypotheses: Hypotheses
-    record: Path
-    unsat: int  # cubes settled UNSAT so far (refuted labels count as cubes)
-    split: int
-    open: int
-    cubes_this_run: int
-    cpu_seconds: float  # the solver's CPU time over every run on this record
-    seconds: float  # this run's wall time
-    jobs: int
     proofs_checked: int
     proofs_verified: int
     refuted_share: float
@@ -204,26 +224,12 @@ def run_conquest(n: int, strategies: list[str], record_dir: Path, cube_time: flo
     need("distributed")
     problem = Hypotheses(n, tuple(dict.fromkeys(strategies)))
     record_dir.mkdir(parents=True, exist_ok=True)
-    with hold(record_dir / f"conquer-{problem.key}.lock", f"conquer --record {record_dir}"):
-        record = Record.open(record_dir, problem)
-        began = time.monotonic()
-        deadline = None if time_limit is None else began + time_limit
-        if scheduler is None:
-            jobs = local_jobs(jobs)
-        say(f"conquering N={n} under {problem.name}; record {record.path}")
-        solved = record.solution()
-        done = 0
-        if solved is None:
-            if record.settled:
-                say(progress_line(record))
-            done, solved = _settle(record, cube_time, deadline, jobs, scheduler, record_dir,
-                                   say, proofs, report_every)
-        say(progress_line(record))
-        counts = record.counts()
-        checked = record.checked_proofs()
-        status = "solved" if solved is not None else (
-            "unsat" if counts["open"] == 0 else "timeout")
-        return ConquestResult(n, status, problem, record.path, counts["unsat"],
-                              counts["split"], counts["open"], done, record.cpu_seconds(),
-                              time.monotonic() - began, jobs or 0, checked["checked"],
-                              checked["verified"], record.refuted_measure(), solved)
+    tally, record, solved = _conquer(problem, record_dir, f"conquer --record {record_dir}",
+                                     f"conquering N={n} under {problem.name}", cube_time,
+                                     time_limit, jobs, scheduler, say, proofs, report_every,
+                                     progress=True)
+    checked = record.checked_proofs()
+    return ConquestResult(**vars(tally), hypotheses=problem,
+                          proofs_checked=checked["checked"],
+                          proofs_verified=checked["verified"],
+                          refuted_share=record.refuted_measure(), labels=solved)
