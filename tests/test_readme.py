@@ -1,6 +1,6 @@
 """The README is a landing page: short, every link of it resolving, and its quick start the
 commands that work: the first line installs and solves, the second is the test command CI's
-first stage runs, word for word."""
+first stage runs, word for word. The documentation site builds with every warning an error."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -93,6 +95,19 @@ def test_ci_builds_the_site_strictly_with_the_locked_docs_extra():
         quiet(c) for c in commands]
     build = next(c for c in commands if c[:2] == ["mkdocs", "build"])
     assert "--strict" in build
+
+
+@pytest.mark.slow  # seconds of mkdocs and mkdocstrings; CI's stage 7 builds the site too
+def test_the_site_builds_strictly(tmp_path):
+    """A broken link or anchor, a page left out of the navigation, a docstring the API
+    reference cannot read: each is a warning (mkdocs.yml's validation), and --strict fails."""
+    pytest.importorskip("mkdocs", reason="the docs extra is not installed")
+    pytest.importorskip("mkdocstrings", reason="the docs extra is not installed")
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                            str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)
+    assert built.returncode == 0, built.stderr
+    assert (tmp_path / "site" / "index.html").is_file()
 
 
 def test_the_docs_extra_is_locked():
