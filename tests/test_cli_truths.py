@@ -1,15 +1,18 @@
-"""Small truths a user meets at the command line: help texts keep their brackets, --version,
-the strategies table at 80 columns, instant `info`, -o/--output and --json everywhere."""
+"""Small truths a user meets at the command line: help texts keep their brackets and carry no
+measured timing, --version, the strategies table at 80 columns, instant `info`, -o/--output
+and --json everywhere."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
 
+from ilp_pyramid.cli import doc as cli_doc
 from ilp_pyramid.puzzles.bel.strategies import CATALOGUE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,6 +28,36 @@ def test_help_keeps_square_brackets(cli):
     assert "ilp-pyramid[cpsat]" in flat(solve.out)
     assert ".cnf[.gz]" in flat(cli("read-solution", "--help").out)
     assert '"cells": [[col, row], ...]' in flat(cli("iq", "solve", "--help").out)
+
+
+# A timing: a number with a unit of time, or a speed-up ("3x faster"). A default's own
+# parentheses, "(default: time limit + 30 s)", hold a setting, not a measurement.
+TIMING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|min|minutes?|h|hours?)\b"
+                    r"|\b\d+(?:\.\d+)?\s*(?:x|×)\s*(?:faster|slower|quicker)", re.I)
+DEFAULT = re.compile(r"\(default:[^)]*\)")
+
+
+def timings(text: str) -> list[str]:
+    return TIMING.findall(DEFAULT.sub("", flat(text)))
+
+
+def test_no_help_text_carries_a_measured_timing():
+    """Timings belong to the documents that say how they were measured (docs/auto.md,
+    docs/study.md); a --help page, read on any machine, says what a command does."""
+    found = {}
+    for command, ctx in cli_doc.commands():
+        texts = [command.help, command.epilog, *(getattr(p, "help", None) for p in command.params)]
+        if hits := [hit for text in texts if text for hit in timings(text)]:
+            found[ctx.command_path] = hits
+    assert found == {}
+
+
+def test_the_timing_finder_tells_a_timing_from_a_setting():
+    assert timings("solves N=4 in 0.4 s here, N=5 in 12\nseconds") == ["0.4 s", "12 seconds"]
+    assert timings("HiGHS was 3x faster, CBC 2.5 × slower") == ["3x faster", "2.5 × slower"]
+    assert timings("a 3 min run; 250ms each") == ["3 min", "250ms"]
+    assert timings("a hard kill (default: time limit + 30 s + 10%)") == []
+    assert timings("N=3 is the classic 35-cube pyramid; 2 solvers, seconds of wall time") == []
 
 
 def test_version_comes_from_the_package_metadata(cli):
