@@ -133,6 +133,25 @@ def test_the_default_suite_runs_a_worker_a_core():
     assert "pytest-xdist" in pinned(ROOT / "constraints" / "lowest.txt")
 
 
+def test_every_run_of_the_suite_names_its_slowest_tests_and_ends_a_hang():
+    """Each pytest run of .ci/run prints the 25 slowest tests (where the 4-minute budget goes)
+    and fails a test that hangs instead of waiting: both from pyproject's settings, which no
+    command of .ci/run overrides; pytest-timeout is in the test extra, locked."""
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        project = tomllib.load(file)
+    settings = project["tool"]["pytest"]["ini_options"]
+    assert "--durations=25" in settings["addopts"].split()
+    assert float(settings["timeout"]) > 0
+    assert any(r.startswith("pytest-timeout>=") and ",<" in r
+               for r in project["project"]["optional-dependencies"]["test"])
+    assert "pytest-timeout" in pinned(ROOT / "constraints.txt")
+    runs = [line for line in CI.read_text().splitlines()
+            if "pytest" in line.split("#")[0] and "-m pytest" in line]
+    assert runs, ".ci/run runs no pytest"
+    for line in runs:
+        assert not re.search(r"addopts|--durations|--timeout|-p no:timeout", line), line
+
+
 def test_the_quick_start_solves(tmp_path):
     """The first line's command, run as the installed script would run it: exit 0, the
     verified drawing on stdout."""
