@@ -174,11 +174,14 @@ def nofile(limit: int):
 
 def test_hunt_refuses_too_few_descriptors_at_once(tmp_path):
     """`ulimit -n 20` gave hundreds of MB of Dask tracebacks and no state; now one line."""
-    code, _, err, seconds = run(["hunt", "6", "--state-dir", "h", "--time-limit", "8",
-                                 "--jobs", "2"], tmp_path, timeout=30, preexec=nofile(20))
+    code, _, err, _ = run(["hunt", "6", "--state-dir", "h", "--time-limit", "8", "--jobs", "2"],
+                          tmp_path, timeout=60, preexec=nofile(20))
     line = one_error_line(err)
     assert code == 2 and "open files" in line and "ulimit -n" in line, err
-    assert len(err) < 1000 and seconds < 10
+    # refused before any search started (it would have said "hunting N=6 with 2 searches"),
+    # nothing of Dask on stderr and no state written
+    assert "hunting" not in err and len(err) < 1000, err
+    assert not (tmp_path / "h" / "best.json").exists()
 
 
 @pytest.mark.slow  # seconds of wall time: the default suite keeps its budget

@@ -146,7 +146,8 @@ def test_export_stops_and_leaves_no_file_behind(tmp_path, signum):
     child = subprocess.Popen([sys.executable, "-m", "ilp_pyramid", "export", "7", "-o",
                               "bel7.mps"], cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, env=env, start_new_session=True)
-    time.sleep(1.5)  # building the N=7 model and writing its 50 MB of MPS take seconds
+    # signalled while it writes: PuLP's temporary MPS file is there
+    wait_until(lambda: any(temp.iterdir()), 120)
     assert child.poll() is None, "finished before the signal: pick a larger N"
     check(child, signum)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
