@@ -33,7 +33,10 @@ def test_help_keeps_square_brackets(cli):
 # A timing: a number with a unit of time, or a speed-up ("3x faster"). A default's own
 # parentheses, "(default: time limit + 30 s)", hold a setting, not a measurement.
 TIMING = re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|secs?|seconds?|min|minutes?|h|hours?)\b"
-                    r"|\b\d+(?:\.\d+)?\s*(?:x|×)\s*(?:faster|slower|quicker)", re.I)
+                    r"|\b\d+(?:\.\d+)?\s*(?:x|×)\s*(?:faster|slower|quicker)"
+                    # a measured comparison without a number ages just the same
+                    r"|\b(?:faster|slower|quicker)\s+than\b|\b(?:was|were)\s+(?:faster|slower)\b",
+                    re.I)
 DEFAULT = re.compile(r"\(default:[^)]*\)")
 
 
@@ -55,6 +58,9 @@ def test_no_help_text_carries_a_measured_timing():
 def test_the_timing_finder_tells_a_timing_from_a_setting():
     assert timings("solves N=4 in 0.4 s here, N=5 in 12\nseconds") == ["0.4 s", "12 seconds"]
     assert timings("HiGHS was 3x faster, CBC 2.5 × slower") == ["3x faster", "2.5 × slower"]
+    assert timings("faster than plain at N=3; the breakers were slower") == [
+        "faster than", "were slower"]
+    assert timings("auto (dlx, the fastest measured: docs/iq.md)") == []
     assert timings("a 3 min run; 250ms each") == ["3 min", "250ms"]
     assert timings("a hard kill (default: time limit + 30 s + 10%)") == []
     assert timings("N=3 is the classic 35-cube pyramid; 2 solvers, seconds of wall time") == []

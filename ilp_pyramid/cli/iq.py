@@ -76,8 +76,9 @@ PiecesOpt = typer.Option(None, "--pieces",
                               "\"colour\"}, ...] (default: the 12 Kanoodle pieces).")
 SolverOpt = like(
     Solver, default="auto",
-    help=f"auto (the fastest measured: dlx) | sat (kissat) | MIP: {solvers.listing('mip')} | "
-         f"SAT: {solvers.listing('sat')} | {solvers.listing('cp')} (OR-Tools CP-SAT) | "
+    help=f"auto (dlx, the fastest measured: docs/iq.md) | sat (kissat) | "
+         f"MIP: {solvers.listing('mip')} | SAT: {solvers.listing('sat')} | "
+         f"{solvers.listing('cp')} (OR-Tools CP-SAT) | "
          f"{solvers.listing('dlx')} (the package's Dancing Links). Every one solves the exact "
          "cover: dlx as it is, the others lowered to the form they take.")
 CountSolverHelp = (f"{solvers.listing('dlx')} (the package's Dancing Links, its own search) | "

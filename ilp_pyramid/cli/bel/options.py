@@ -21,7 +21,7 @@ FormulationOpt = typer.Option("counts", "--formulation",
 CardOpt = typer.Option(None, "--card",
                        help="SAT/CNF: pysat.card encoding of 'one cell per cube' "
                             "(seqcounter, totalizer, ladder, pairwise, ...; default: the best "
-                            "measured).")
+                            "measured, docs/sat.md).")
 SolverOptionOpt = typer.Option([], "--solver-option",
                                help="NAME=VALUE passed to the MIP solver as it is "
                                     "(repeatable): a SCIP parameter (misc/usesymmetry=0, "

@@ -108,13 +108,12 @@ def solve(
     means --method lns.
 
     --method exact: each backend runs its best measured configuration: HiGHS the counts
-    formulation with LabelPermutationImportance (faster than plain at N=3; the
-    full-precedence breakers were slower), SCIP the same rows with its CP emphasis (no LP),
-    CBC and Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts
+    formulation with LabelPermutationImportance, SCIP the same rows with its CP emphasis (no
+    LP), CBC and Gurobi the plain counts formulation, SAT (kissat, cadical, ...) the counts
     encoding with a sequential-counter "one cell per cube" and no strategy. `--strategy none`
-    turns the default off. The MIP solvers are the slow way here: no MIP solver setting
-    measured answered N=4 within its time limit, where Kissat and the hybrid search solve it
-    (the measurements: docs/mip.md, docs/mip_vs_sat.md, docs/auto.md).
+    turns the default off. The MIP solvers are the slow way here (why, and the measurements
+    behind each choice: docs/mip.md, docs/mip_vs_sat.md "Strategies for HiGHS",
+    docs/auto.md).
 
     Exit codes: 0 solved, 1 infeasible, 2 bad input, 3 time limit reached without a solution,
     130 / 143 interrupted (Ctrl-C / SIGTERM).
