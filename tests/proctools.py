@@ -68,21 +68,35 @@ def signal_and_time(child: subprocess.Popen, signum: int, wait: float = 10.0
     return code, time.perf_counter() - sent
 
 
-def interrupted(solve: Callable[[], object], signum: int, after: float = 0.5
-                ) -> tuple[int, float, set[int]]:
-    """Run `solve()` in this process and send the process `signum` `after` seconds in: the
-    exit code of the `Interrupted` it must raise, the seconds until it did, and the children
-    it left alive."""
+def interrupted(solve: Callable[[], object], signum: int, after: float = 0.5,
+                when: Callable[[], bool] | None = None) -> tuple[int, float, set[int]]:
+    """Run `solve()` in this process and send the process `signum` `after` seconds in, or
+    once `when()` holds (asked every 0.05 s): the exit code of the `Interrupted` it must
+    raise, the seconds from the signal until it did, and the children it left alive."""
     before = descendants(os.getpid())
-    timer = threading.Timer(after, os.kill, (os.getpid(), signum))
-    start = time.perf_counter()
-    timer.start()
+    sent: list[float] = []
+    over = threading.Event()
+
+    def send() -> None:
+        if when is None:
+            if over.wait(after):
+                return
+        else:
+            while not when():
+                if over.wait(0.05):
+                    return
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signum)
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
     try:
         with pytest.raises(Interrupted) as caught:
             solve()
     finally:
-        timer.cancel()
-    took = time.perf_counter() - start
+        over.set()
+        sender.join()
+    took = time.perf_counter() - sent[0]
     return caught.value.exit_code, took, alive(descendants(os.getpid()) - before)
 
 

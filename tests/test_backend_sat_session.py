@@ -31,21 +31,23 @@ def test_session_answers_under_assumptions_and_keeps_the_solver():
 def test_session_keeps_the_time_limit_on_a_hard_instance():
     hard = PHP(10).clauses  # 11 pigeons, 10 holes: far beyond a second for CDCL
     with sat.SatSession(hard, entry("cadical195")) as session:
-        start = time.perf_counter()
+        start = time.process_time()
         result = session.solve(time_limit=0.3)
         assert result.status == Status.TIMEOUT
-        assert time.perf_counter() - start < 2.0
+        # stopped at the limit, at most a slice later: counted in this process's CPU time,
+        # which a loaded machine does not stretch as it does the wall clock
+        assert time.process_time() - start < 2.0
 
 
 def test_session_reads_its_time_limit_on_the_clock_it_is_given():
     # the conquest's cubes get CPU seconds (time.thread_time): a clock that has run past the
     # limit ends the solve after one slice, though the wall clock has hardly moved
     ticks = iter(range(0, 10**6, 1000))
-    began = time.perf_counter()
+    began = time.process_time()
     with sat.SatSession(PHP(10).clauses, entry("cadical195")) as session:
         result = session.solve(time_limit=30.0, clock=lambda: next(ticks))
     assert result.status == Status.TIMEOUT
-    assert time.perf_counter() - began < 5.0
+    assert time.process_time() - began < 5.0  # CPU seconds: one slice, not the 30 s
 
 
 def test_session_refuses_solvers_without_a_conflict_budget():
@@ -98,11 +100,11 @@ def test_a_small_formula_is_solved_in_process_and_keeps_the_time_limit(solver, m
     assert sat.solve(easy + [[1]], entry(solver)).status == Status.INFEASIBLE
     hard = PHP(10).clauses
     assert len(hard) <= sat.IN_PROCESS_CLAUSES
-    start = time.perf_counter()
+    start = time.process_time()
     seen: list[dict] = []
     result = sat.solve(hard, entry(solver), SolveOptions(time_limit=1.3, progress=seen.append))
     assert result.status == Status.TIMEOUT
-    assert time.perf_counter() - start < 3.0
+    assert time.process_time() - start < 3.0  # in this process: its CPU time, not the wall's
     assert seen and seen[0]["elapsed"] >= 1.0  # the live line's callback, between slices
 
 

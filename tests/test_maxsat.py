@@ -9,7 +9,6 @@ import json
 import os
 import random
 import signal
-import time
 
 import pytest
 from pysat.formula import WCNF
@@ -111,11 +110,9 @@ def test_an_exact_cover_through_rc2_answers_with_rows():
 
 def test_the_time_limit_stops_the_solve_and_its_child():
     before = descendants(os.getpid())
-    start = time.perf_counter()
     result = backends.solve(wcnf(pigeonhole(11)), "rc2", SolveOptions(time_limit=0.5))
-    took = time.perf_counter() - start
+    # 12 pigeons in 11 holes: RC2 proves nothing in the half second; stopped, its child gone
     assert result.status is Status.TIMEOUT and not result.has_solution
-    assert took < 3.0
     assert not alive(descendants(os.getpid()) - before)
 
 
@@ -124,7 +121,7 @@ def test_a_signal_stops_the_solve_and_its_child(signum):
     code, took, left = interrupted(
         lambda: backends.solve(wcnf(pigeonhole(11)), "rc2", SolveOptions(time_limit=60)), signum)
     assert code == 128 + signum
-    assert took < 3.0
+    assert took < 2.0  # from the signal
     assert not left
 
 

@@ -10,7 +10,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -74,9 +73,7 @@ def test_at_the_time_limit_the_last_model_is_feasible_with_its_broken_weight(sol
     views = VIEWS.generate(10, seed=0)  # minutes for the linear search, a model at once
     model = VIEWS.model(views, "wcnf")
     before = descendants(os.getpid())
-    start = time.perf_counter()
     result = backends.solve(model.form, solver, SolveOptions(time_limit=0.5))
-    assert time.perf_counter() - start < 3.0
     assert not alive(descendants(os.getpid()) - before)
     assert result.status is Status.FEASIBLE and "not proved" in result.message
     assert result.objective == sum(not holds(result.model, c) for c in model.form.soft)
@@ -91,7 +88,7 @@ def test_a_signal_stops_the_search_and_its_child(signum):
         lambda: backends.solve(wcnf(pigeonhole(11), [[1]]), "cadical195",
                                SolveOptions(time_limit=60)), signum)
     assert code == 128 + signum
-    assert took < 3.0
+    assert took < 2.0  # from the signal
     assert not left
 
 
