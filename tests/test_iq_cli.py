@@ -212,20 +212,17 @@ def test_a_100_kb_one_row_board_is_refused_at_once_by_the_real_command(tmp_path)
     import os
     import subprocess
     import sys
-    import time
     from pathlib import Path
 
     board = tmp_path / "row.txt"
     board.write_text("." * 100_000 + "\n")
     root = Path(__file__).resolve().parents[1]
     for command in ("show", "solve", "count"):
-        started = time.monotonic()
         proc = subprocess.run([sys.executable, "-m", "ilp_pyramid", "iq", command, str(board)],
                               env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True,
                               text=True, timeout=60)
-        # A start-up (about a second; more on a busy machine): the placements of this board
-        # took 75 s before the cap.
-        assert time.monotonic() - started < 15, command
+        # refused by the cap on the board's cells (its one line), before any placement: they
+        # took 75 s before the cap, past the run's timeout
         assert proc.returncode == 2, (command, proc.stderr)
         assert proc.stdout == ""
         assert len(proc.stderr.splitlines()) == 1 and "more than the 2,000" in proc.stderr

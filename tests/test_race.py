@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 
 import pytest
 from proctools import live_children
-from test_signals import check, start
+from test_signals import check, start, wait_until
 
 from ilp_pyramid.puzzles.bel.lns.driver import SOLVED, solve_lns
 from ilp_pyramid.puzzles.bel.lns.race import SEED_STRIDE, race_lns
@@ -75,5 +74,6 @@ def test_jobs_is_for_the_search_only(cli):
 def test_ctrl_c_stops_every_search(tmp_path, signum):
     child = start(["solve", "6", "--jobs", "2"], tmp_path)
     assert child.stdout.readline().startswith(b"--method auto")
-    time.sleep(1.5)
+    # signalled once both searches are forked: every one of them must stop
+    wait_until(lambda: len(live_children(child.pid)) >= 2, 60)
     check(child, signum)  # 130 / 143 within 2 s, one line, no process of the session left
