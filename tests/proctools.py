@@ -54,6 +54,18 @@ def alive(pids: set[int]) -> set[int]:
     return {pid for pid in pids if pid in parents}
 
 
+def catches(pid: int, signum: int) -> bool:
+    """Whether process `pid` has a handler of its own for `signum` (its SigCgt mask). For
+    SIGTERM, which the interpreter leaves alone: the package's handlers are installed."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next((line.split()[1] for line in status.splitlines()
+                   if line.startswith("SigCgt:")), "0")
+    return bool(int(caught, 16) >> (signum - 1) & 1)
+
+
 def live_children(pid: int) -> set[int]:
     """The direct children of `pid` that are alive."""
     return {child for child, parent in _parents().items() if parent == pid}
