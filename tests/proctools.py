@@ -66,6 +66,15 @@ def catches(pid: int, signum: int) -> bool:
     return bool(int(caught, 16) >> (signum - 1) & 1)
 
 
+def left_alive(pids: set[int], within: float = 10.0) -> set[int]:
+    """The processes of `pids` still alive after up to `within` seconds: a killed process
+    may still be tearing down its memory, for longer on a loaded machine."""
+    end = time.monotonic() + within
+    while (left := alive(pids)) and time.monotonic() < end:
+        time.sleep(0.05)
+    return left
+
+
 def live_children(pid: int) -> set[int]:
     """The direct children of `pid` that are alive."""
     return {child for child, parent in _parents().items() if parent == pid}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proctools import alive, descendants
+from tests.proctools import alive, descendants, left_alive
 
 ROOT = Path(__file__).resolve().parents[1]
 EXIT_WITHIN = 2.0
@@ -80,8 +80,8 @@ def interrupt(solver: str, signum: int, tmp: Path) -> None:
     assert code == 128 + signum, (code, err)
     assert took < EXIT_WITHIN, f"{solver} took {took:.2f} s to stop"
     assert "interrupted" in err and len(err.strip().splitlines()) == 1, err
-    time.sleep(0.2)  # PR_SET_PDEATHSIG and the group kill are immediate; reaping is not
-    assert not alive(kids), f"{solver} left {alive(kids)} running"
+    # PR_SET_PDEATHSIG and the group kill are immediate; dying and reaping are not
+    assert not (left := left_alive(kids)), f"{solver} left {left} running"
     assert list(tmp.iterdir()) == [], "temporary files left behind"
 
 

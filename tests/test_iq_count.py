@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from ilp_pyramid.puzzles.iq.boards import board_by_name
 from ilp_pyramid.puzzles.iq.pieces import STANDARD_PIECES
 from ilp_pyramid.verify.iq import parse_solution_line, verify_filling
-from tests.proctools import alive, live_children, signal_at_work
+from tests.proctools import left_alive, live_children, signal_at_work
 
 SHAPES = {p.letter: p.cells for p in STANDARD_PIECES}
 
@@ -102,8 +101,7 @@ def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path,
     assert stopped.seconds < 2.0
     err = stopped.err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("error:")
-    time.sleep(0.2)
-    assert not alive(stopped.children)
+    assert not left_alive(stopped.children)
     assert list(tmp_path.iterdir()) == []  # neither the output nor its temp file
 
 
