@@ -118,7 +118,7 @@ def interrupted(solve: Callable[[], object], signum: int, after: float = 0.5,
         over.set()
         sender.join()
     took = time.perf_counter() - sent[0]
-    return caught.value.exit_code, took, alive(descendants(os.getpid()) - before)
+    return caught.value.exit_code, took, left_alive(descendants(os.getpid()) - before)
 
 
 def session_members(sid: int) -> set[int]:

@@ -18,7 +18,7 @@ from ilp_pyramid.backends import process, solvers
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.puzzles.views.engine import solve_fast
 from ilp_pyramid.puzzles.views.puzzle import PUZZLE as VIEWS
-from tests.proctools import alive, descendants, interrupted
+from tests.proctools import descendants, interrupted, left_alive
 
 # Battery puzzles: solvable ones of 9 to 18 cubes, and unsolvable ones.
 SOLVABLE = (157, 347177, 91, 472, 1126, 2073)
@@ -113,7 +113,7 @@ def test_the_time_limit_stops_the_solve_and_its_child():
     result = backends.solve(wcnf(pigeonhole(11)), "rc2", SolveOptions(time_limit=0.5))
     # 12 pigeons in 11 holes: RC2 proves nothing in the half second; stopped, its child gone
     assert result.status is Status.TIMEOUT and not result.has_solution
-    assert not alive(descendants(os.getpid()) - before)
+    assert not left_alive(descendants(os.getpid()) - before)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

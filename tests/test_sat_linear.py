@@ -18,7 +18,7 @@ from ilp_pyramid.backends import linear
 from ilp_pyramid.backends.base import SolveOptions, Status
 from ilp_pyramid.errors import InputError
 from ilp_pyramid.puzzles.views.puzzle import PUZZLE as VIEWS
-from tests.proctools import alive, descendants, interrupted
+from tests.proctools import descendants, interrupted, left_alive
 from tests.test_maxsat import brute_force, pigeonhole, wcnf
 
 SAT_SOLVERS = ("kissat", "cadical", "cadical195", "glucose4")
@@ -74,7 +74,7 @@ def test_at_the_time_limit_the_last_model_is_feasible_with_its_broken_weight(sol
     model = VIEWS.model(views, "wcnf")
     before = descendants(os.getpid())
     result = backends.solve(model.form, solver, SolveOptions(time_limit=0.5))
-    assert not alive(descendants(os.getpid()) - before)
+    assert not left_alive(descendants(os.getpid()) - before)
     assert result.status is Status.FEASIBLE and "not proved" in result.message
     assert result.objective == sum(not holds(result.model, c) for c in model.form.soft)
     placement = model.decode(result)
