@@ -217,7 +217,8 @@ def test_the_time_limit_stops_the_child_and_its_group(tmp_path):
     assert result.status is Status.TIMEOUT
     assert result.backend.usage["stopped_by_time_limit"] is True
     assert result.backend.usage["peak_rss_mb"] > 0  # sampled while it ran
-    assert spent < 0.5 + external.TERM_GRACE + 3
+    # ended by the kill, not by the child, which sleeps 600 s; and not before the limit
+    assert 0.5 <= spent < 600
     grandchild = int(pidfile.read_text())
     assert not alive({grandchild})
 

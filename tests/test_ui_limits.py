@@ -86,7 +86,8 @@ def test_idle_connections_do_not_take_the_server_at_a_200_descriptor_limit():
         assert time.monotonic() - began < 60
         asked = time.monotonic()
         answer = httpx2.get(served.url + "/api/bel/options", timeout=10)
-        assert answer.status_code == 200 and time.monotonic() - asked < 3
+        # answered while the stalled connections are held, not once they are cut
+        assert answer.status_code == 200 and time.monotonic() - asked < server.HEADER_SECONDS
         assert len(os.listdir(f"/proc/{served.process.pid}/fd")) < DESCRIPTORS - 20
         # The server ends every stalled connection itself: silent or inside its headers
         # after HEADER_SECONDS, a body that does not come with a 408 after BODY_SECONDS.
