@@ -14,6 +14,7 @@ from ilp_pyramid.backends import sat
 from ilp_pyramid.backends.base import Status
 from ilp_pyramid.backends.solvers import solver as entry
 from ilp_pyramid.errors import SolverError
+from tests.proctools import catches
 
 
 def test_session_answers_under_assumptions_and_keeps_the_solver():
@@ -71,7 +72,11 @@ def test_a_signal_stops_a_session_solve_within_two_seconds(signum):
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout.readline().strip() == "ready"
-        time.sleep(0.5)  # inside the solve
+        # inside the solve: its handlers are in place (SIGTERM, which Python leaves alone)
+        deadline = time.monotonic() + 60
+        while not catches(child.pid, signal.SIGTERM):
+            assert time.monotonic() < deadline and child.poll() is None, "never in the solve"
+            time.sleep(0.02)
         child.send_signal(signum)
         sent = time.perf_counter()
         assert child.wait(timeout=10) == 128 + signum
