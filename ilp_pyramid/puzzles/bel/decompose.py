@@ -26,13 +26,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from itertools import combinations, combinations_with_replacement, product
+from itertools import combinations, product
 
 import numpy as np
 
 from ilp_pyramid.backends import sat, solvers
 from ilp_pyramid.backends.base import Status
-from ilp_pyramid.cardinality import CardEnc, EncType
 from ilp_pyramid.puzzles.bel.cnf import LINE_CARD, BelCnf, build_cnf, exactly_one
 from ilp_pyramid.puzzles.bel.lns.arrays import FAMILY_CODE, arrays
 from ilp_pyramid.puzzles.bel.lns.repair import repair
@@ -133,12 +132,12 @@ def master_clauses(cnf: BelCnf, xy: list[int]) -> list[list[int]]:
                 clauses.append([-x[x1][u], -x[y1][v], -x[x2][u], -x[y2][v]])
                 if u != v:
                     clauses.append([-x[x1][u], -x[y1][v], -x[x2][v], -x[y2][u]])
-    # q(c, u, v) <-> the cell's X line carries u and its Y line v
+    # q(c, u, v) -> the cell's X line carries u and its Y line v
     q = {}
     for c, (lx, ly, _) in enumerate(geo.cell_lines):
         for u, v in product(labels, repeat=2):
             q[c, u, v] = var = cnf.pool.id(("xy-pair", c, u, v))
-            clauses += [[-var, x[lx][u]], [-var, x[ly][v]], [var, -x[lx][u], -x[ly][v]]]
+            clauses += [[-var, x[lx][u]], [-var, x[ly][v]]]
     for cube in geo.cubes:
         pairs = {(cube[i], cube[j]) for i, j in product(range(3), repeat=2) if i != j}
         clauses.append([q[c, u, v] for c in range(len(geo.cells)) for u, v in sorted(pairs)])
