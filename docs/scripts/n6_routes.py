@@ -449,6 +449,7 @@ def table(rows: Sequence[dict], source: str) -> str:
         lines += ["", "decomp, CPU s per exact-cover check (checks made): " + ", ".join(
             f"N={n}: {checks[n]['cpu_per_check_s']:.4f} ({checks[n]['checks']})"
             for n in sorted(checks)) + "."]
+    lines += _learnt_note(rows) + _cluster_note(rows)
     measured = [r for r in rows if r.get("load")]
     lines += ["", f"From `{source}` ({len(measured)} runs here; CPU seconds: median over "
               "seeds, capped runs counted at the cap, `>=` where half or more were capped; "
@@ -457,6 +458,33 @@ def table(rows: Sequence[dict], source: str) -> str:
               "fastest run at N=1), the range from the fits through the fastest and slowest "
               "runs and the fit without N=3."]
     return "\n".join(lines)
+
+
+def _learnt_note(rows: Sequence[dict]) -> list[str]:
+    """decomp-learnt's X-Y labellings proposed per run and CPU per labelling, per N."""
+    runs = [r for r in rows if r["route"] == "decomp-learnt" and r["n"] >= 3 and "rounds" in r]
+    if not runs:
+        return []
+    parts = []
+    for n in sorted({r["n"] for r in runs}):
+        mine = [r for r in runs if r["n"] == n]
+        per = sum(r["cpu_s"] for r in mine) / max(sum(r["rounds"] for r in mine), 1)
+        parts.append(f"N={n}: {', '.join(str(r['rounds']) for r in mine)} "
+                     f"({per:.3f} CPU s a labelling, clauses of "
+                     f"{_median([r['reason_mean'] for r in mine]):.0f} labels)")
+    return ["", "decomp-learnt, X-Y labellings proposed per run: " + "; ".join(parts) + "."]
+
+
+def _cluster_note(rows: Sequence[dict]) -> list[str]:
+    """The conquer-dask runs' wall time beside their CPU, per N."""
+    runs = [r for r in rows if r["route"].startswith("conquer-dask:") and r["n"] >= 3]
+    if not runs:
+        return []
+    parts = [f"N={n}: " + ", ".join(f"{r['wall_s']:.1f} ({r['cpu_s']:.1f})"
+                                    for r in runs if r["n"] == n)
+             for n in sorted({r["n"] for r in runs})]
+    return ["", f"conquer-dask ({runs[0]['workers']} workers), wall s (CPU s of the client, the "
+            "scheduler and the workers) per run: " + "; ".join(parts) + "."]
 
 
 def read_rows(path: Path = RESULTS) -> list[dict]:
