@@ -29,6 +29,13 @@ ROUTE:
                             (lns.repair, CaDiCaL/MiniSat through the backends) until one
                             cover exists. Measured: CPU per check and checks to a solution
                             where the cap allows; the N=6 cost is modelled from those.
+  decomp-learnt             the same, its refutations fed back as clauses
+                            (ilp_pyramid.puzzles.bel.decompose: a CaDiCaL master over the X
+                            and Y labels, each refuted labelling's core a clause), to a
+                            verified solution.
+  conquer-dask:STRATEGY+... `ilp-pyramid conquer N --strategy ... --scheduler` on a Dask
+                            scheduler and two one-thread workers started for the run; CPU of
+                            all of them, wall beside it (measure_cluster).
 
 render: the table between <!-- n6-routes --> and <!-- /n6-routes --> in docs/frontier.md,
 from the results file; --check compares instead of writing (exit 1 if stale).
@@ -141,9 +148,9 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
     client of a Dask scheduler and WORKERS one-thread workers (no nanny: the worker is the
     process whose CPU is read) started for the run. CPU: the client's (getrusage of the
     children) plus the scheduler's and the workers' from the moment all workers are up to the
-    command's end (/proc); wall: the command's. The command gets a wall limit of cap/WORKERS
-    (`--time-limit`, exit 3: capped) and the cap as its own CPU limit. The seed only names the
-    run: the conquest has no seed of its own."""
+    command's end (/proc); wall: the command's. The command is stopped (SIGTERM) once all of
+    them have spent the cap: a wall limit would measure the machine's load. The seed only
+    names the run: the conquest has no seed of its own."""
     import tempfile
 
     strategy = route.split(":", 1)[1]
@@ -167,11 +174,13 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
                            check=True, capture_output=True)
             base = sum(_proc_cpu(p.pid) for p in procs)
             before, start = _children_cpu(), time.perf_counter()
-            done = subprocess.run(
+            client = subprocess.Popen(
                 [*CLI, "conquer", str(n), "--strategy", strategy, "--record", f"{tmp}/rec",
-                 "--scheduler", address, "--cube-time", str(CLUSTER_CUBE_TIME),
-                 "--time-limit", str(cap / WORKERS), "--json"],
-                capture_output=True, text=True, preexec_fn=_limit_cpu(cap), cwd=ROOT)
+                 "--scheduler", address, "--cube-time", str(CLUSTER_CUBE_TIME), "--json"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                preexec_fn=_limit_cpu(cap), cwd=ROOT)
+            capped = _stop_at_cpu(client, procs, base, cap)
+            out, err = client.communicate()
             wall = time.perf_counter() - start
             cpu = _children_cpu() - before + sum(_proc_cpu(p.pid) for p in procs) - base
         finally:
@@ -183,17 +192,32 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
-    outcomes = {0: "verified", 1: "refuted", 3: "capped"}
-    outcome = outcomes.get(done.returncode, f"error {done.returncode}: "
-                                            f"{done.stderr.strip()[-200:]}")
-    extra = {}
-    if done.returncode in outcomes:
-        report = json.loads(done.stdout)
-        extra = {"workers": WORKERS, "cubes": report["cubes_this_run"],
-                 "solver_cpu_s": report["cpu_seconds"]}
+    outcome = {0: "verified", 1: "refuted"}.get(client.returncode, "capped" if capped else
+                                                 f"error {client.returncode}: "
+                                                 f"{err.strip()[-200:]}")
+    extra: dict = {"workers": WORKERS}
+    if out.strip():
+        report = json.loads(out)
+        extra.update(cubes=report["cubes_this_run"], solver_cpu_s=report["cpu_seconds"])
     return {"route": route, "n": n, "seed": seed, "cpu_s": round(cpu, 3),
             "wall_s": round(wall, 3), "outcome": outcome, "cap_s": cap,
             "load": [round(x, 2) for x in load], **extra}
+
+
+def _stop_at_cpu(client: subprocess.Popen, cluster: list[subprocess.Popen], base: float,
+                cap: float) -> bool:
+    """Wait for the client; stop it (SIGTERM: it keeps its record and prints its report)
+    once it and the cluster have spent `cap` CPU seconds. True if it was stopped."""
+    while client.poll() is None:
+        try:
+            spent = _proc_cpu(client.pid) + sum(_proc_cpu(p.pid) for p in cluster) - base
+        except FileNotFoundError:  # the client ended between poll and read
+            continue
+        if spent >= cap:
+            client.terminate()
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def _refuted(stdout: str, in_process: bool) -> bool:
