@@ -253,6 +253,9 @@ def count(
         fail(f"--jobs is Dancing Links' (--solver dlx); {entry.name} counts in one process")
     if not own_search and depth is not None:
         fail(f"--depth splits Dancing Links' search (--solver dlx), not {entry.name}'s")
+    if own_search:
+        from ilp_pyramid.backends.exact_cover import load_kernels
+        load_kernels(skip_cffi=True)  # no thread of this process imports anything meanwhile
     instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores()) if own_search else 1
     if not json_out:
