@@ -251,3 +251,45 @@ def test_subtrees_counts_what_split_lists():
     problem = ExactCover(rows, primary, secondary)
     for depth, prefix in ((0, ()), (1, ()), (2, ()), (3, ()), (2, (3,)), (1, (0, 1))):
         assert problem.subtrees(depth, prefix) == len(problem.split(depth, prefix)), prefix
+
+
+def _fresh_python(code: str) -> str:
+    """Run `code` in a new interpreter (kernels not loaded yet); its stdout."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_a_problem_loads_every_kernel_before_any_search():
+    # Workers fork after the problem is built: each kernel must be in memory by then, or
+    # every worker would load it again.
+    out = _fresh_python(
+        "import ilp_pyramid.backends.exact_cover as ec\n"
+        "kernels = (ec._search, ec._split, ec._select)\n"
+        "print([len(k.signatures) for k in kernels])\n"
+        "ec.ExactCover([[0, 1], [1]], num_primary=2)\n"
+        "print([len(k.signatures) for k in kernels])\n")
+    before, after = out.splitlines()
+    assert before == "[0, 0, 0]"
+    assert "0" not in after.strip("[]").split(", ")
+
+
+def test_loading_without_cffi_counts_the_same_and_leaves_cffi_importable():
+    import importlib.util
+
+    if importlib.util.find_spec("cffi") is None:
+        pytest.skip("cffi is not installed: nothing to spare")
+    rows, primary, secondary = queens(4)
+    out = _fresh_python(
+        "import sys\n"
+        "import ilp_pyramid.backends.exact_cover as ec\n"
+        "ec.load_kernels(skip_cffi=True)\n"
+        "print('cffi' in sys.modules)\n"
+        f"print(ec.count_exact_cover({rows}, {primary}, {secondary}).count)\n"
+        "import cffi\n"
+        "print(cffi.FFI is not None)\n")
+    assert out.split() == ["False", str(len(brute_force(rows, primary, secondary))), "True"]
