@@ -264,18 +264,26 @@ def _fresh_python(code: str) -> str:
     return done.stdout
 
 
-def test_a_problem_loads_every_kernel_before_any_search():
-    # Workers fork after the problem is built: each kernel must be in memory by then, or
-    # every worker would load it again.
+def test_workers_start_with_every_kernel_loaded():
+    # Loaded before the fork, the kernels are shared; a worker that had to load one would pay
+    # numba's start-up again, in every worker.
+    if ec.cores() < 2:
+        pytest.skip("one core: counted in this process")
+    rows, primary, secondary = queens(5)
     out = _fresh_python(
+        "import os\n"
         "import ilp_pyramid.backends.exact_cover as ec\n"
-        "kernels = (ec._search, ec._split, ec._select)\n"
-        "print([len(k.signatures) for k in kernels])\n"
-        "ec.ExactCover([[0, 1], [1]], num_primary=2)\n"
-        "print([len(k.signatures) for k in kernels])\n")
-    before, after = out.splitlines()
-    assert before == "[0, 0, 0]"
-    assert "0" not in after.strip("[]").split(", ")
+        "original = ec._work\n"
+        "def work(*args):\n"
+        "    kernels = (ec._search, ec._split, ec._select)\n"
+        "    loaded = min(len(k.signatures) for k in kernels)\n"
+        "    os.write(1, f'worker {loaded}\\n'.encode())  # one write: workers share fd 1\n"
+        "    original(*args)\n"
+        "ec._work = work\n"
+        f"print('count', ec.count_exact_cover({rows}, {primary}, {secondary}, jobs=2).count)\n")
+    lines = sorted(out.splitlines())
+    assert lines == ["count " + str(count_exact_cover(rows, primary, secondary).count),
+                     "worker 1", "worker 1"]
 
 
 def test_loading_without_cffi_counts_the_same_and_leaves_cffi_importable():

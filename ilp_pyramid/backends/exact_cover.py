@@ -293,14 +293,15 @@ _kernels_loaded = False
 
 
 def load_kernels(skip_cffi: bool = False) -> None:
-    """Load (or compile) every kernel once, up front (`ExactCover` calls this): a tiny problem
-    through each search, so that processes forked afterwards share the loaded code.
+    """Load (or compile) every kernel once, up front (`count_exact_cover` calls this before it
+    plans): a tiny problem through each search, so that processes forked afterwards share the
+    loaded code.
     `skip_cffi`: spare numba's cffi support (see `_numba_without_cffi`), for a process where no
     other thread imports anything meanwhile (the command line's)."""
     global _kernels_loaded
     if _kernels_loaded:
         return
-    _kernels_loaded = True  # the tiny problem below is an ExactCover too
+    _kernels_loaded = True
     try:
         with _numba_without_cffi() if skip_cffi else contextlib.nullcontext():
             tiny = ExactCover([[0], [1]], num_primary=2)
@@ -356,7 +357,6 @@ class ExactCover:
             if row[0] < 0 or row[-1] >= num_items:
                 raise ValueError(f"row {index} names an item outside 0..{num_items - 1}")
         self._base = self._build(num_items)
-        load_kernels()
 
     def _build(self, num_items: int) -> tuple[np.ndarray, ...]:
         # Unsigned node numbers: numba then skips the negative-index check on every access,
@@ -819,6 +819,7 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     solutions, each once, for a fraction of the search. `nodes` counts the search done."""
     start = time.perf_counter()
     problem = ExactCover(rows, num_primary, num_secondary)
+    load_kernels()
     deadline = None if time_limit is None else start + float(time_limit)
     found: list[np.ndarray] = []
     if collect and summarise is None:
@@ -866,8 +867,8 @@ def _count_in_workers(problem: ExactCover, parts: list[tuple[tuple[int, ...], in
                       deadline: float | None, worker_cpu: list[float]) -> bool:
     import queue
 
-    # The compiled kernels are loaded (`ExactCover` loads them) before the fork: the workers
-    # share them (spawn would load numba and the kernels again in every worker).
+    # The compiled kernels are loaded (`load_kernels`) before the fork: the workers share them
+    # (spawn would load numba and the kernels again in every worker).
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     results = context.Queue()
