@@ -253,9 +253,6 @@ def count(
         fail(f"--jobs is Dancing Links' (--solver dlx); {entry.name} counts in one process")
     if not own_search and depth is not None:
         fail(f"--depth splits Dancing Links' search (--solver dlx), not {entry.name}'s")
-    if own_search:
-        from ilp_pyramid.backends.exact_cover import load_kernels
-        load_kernels(skip_cffi=True)  # no thread of this process imports anything meanwhile
     instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores()) if own_search else 1
     if not json_out:
@@ -282,8 +279,9 @@ def count(
                 progress.update(task, completed=done, total=total)
 
             if own_search:
+                # skip_cffi: no thread of this process imports anything meanwhile
                 report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
-                                         time_limit=time_limit, output=sink)
+                                         time_limit=time_limit, output=sink, skip_cffi=True)
             else:
                 report = count_by_solver(instance, entry.name, time_limit=time_limit,
                                          output=sink)
