@@ -22,6 +22,7 @@ from ilp_pyramid.puzzles.bel.count import (
     TIMEOUT,
     count,
     count_by_d4,
+    count_by_ganak,
     count_by_sat,
     count_by_search,
 )
@@ -60,7 +61,8 @@ def _every_labelling(n: int) -> set[tuple[int, ...]]:
 
 
 def test_every_method_gives_the_same_two_numbers_at_n2():
-    results = [count_by_sat(2), count_by_search(2), count_by_d4(2)]
+    pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
+    results = [count_by_sat(2), count_by_search(2), count_by_d4(2), count_by_ganak(2)]
     assert all(r.status == COUNTED for r in results)
     assert len({(r.labelled, r.classes) for r in results}) == 1
     # The labelled count is every renaming of what was enumerated, each once.
@@ -69,15 +71,31 @@ def test_every_method_gives_the_same_two_numbers_at_n2():
 
 def test_the_renaming_multiplier_is_exact():
     """D4 on the plain CNF (no symmetry broken) counts (2N-1)! times the CNF with the
-    first-appearance clauses: each class of renamings has exactly one member there."""
+    first-appearance clauses: each class of renamings has exactly one member there, along
+    the geometry's line order or any other."""
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, d4_count, precedence
 
     cnf = base_cnf(2)
-    extra, top = precedence(cnf)
     plain = d4_count(cnf.formula.clauses, cnf.num_variables)
-    broken = d4_count(cnf.formula.clauses + extra, top)
-    assert plain == broken * math.factorial(3)
     assert plain == len(_every_labelling(2))
+    shuffled = np.random.default_rng(1).permutation(len(cnf.pyramid.lines)).tolist()
+    for order in (None, shuffled):
+        extra, top = precedence(cnf, order)
+        assert plain == d4_count(cnf.formula.clauses + extra, top) * math.factorial(3)
+
+
+def test_ganak_counts_what_d4_counts():
+    """The second counter on the same formulas: the plain CNF and a fixed-point CNF."""
+    pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
+    from ilp_pyramid.puzzles.bel.canonical import line_group
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, d4_count, fixed_by, ganak_count
+
+    cnf = base_cnf(2)
+    plain = cnf.formula.clauses
+    assert ganak_count(plain, cnf.num_variables) == len(_every_labelling(2))
+    g = line_group(2)[1]
+    fixed = plain + fixed_by(cnf, g, [1, 0, 2])
+    assert ganak_count(fixed, cnf.num_variables) == d4_count(fixed, cnf.num_variables)
 
 
 def test_fixed_point_counts_are_the_solutions_each_symmetry_fixes():
