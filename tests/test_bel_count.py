@@ -258,3 +258,19 @@ def test_the_committed_n3_count_is_what_sat_enumeration_gives_now():
     assert fresh.status == COUNTED
     assert (committed["labelled"], committed["up_to_symmetry"]) == (fresh.labelled,
                                                                     fresh.classes)
+
+
+def test_knuths_estimate_is_exact_when_nothing_is_sampled_and_near_it_when_sampled():
+    """Walks that search every position in full count the tree; random walks estimate it
+    without bias (here within four standard errors, seed fixed)."""
+    from ilp_pyramid.puzzles.bel.count_search import estimate
+
+    geo = pyramid(2)
+    found = count_by_search(2)
+    full = estimate(geo, 2, exhaust=len(geo.lines))
+    assert full.solutions == found.detail["found_up_to_renaming"]
+    assert full.nodes == found.detail["nodes"] + 1  # the root
+    assert full.solutions_error == 0
+    sampled = estimate(geo, 3000, seed=3)
+    assert 0 < sampled.walks_to_a_solution < 3000
+    assert abs(sampled.solutions - full.solutions) < 4 * sampled.solutions_error
