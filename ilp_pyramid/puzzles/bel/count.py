@@ -18,6 +18,7 @@ Methods, each independent of the others in how it finds the solutions:
   "line i carries l -> line g(i) carries pi(l)" (count_cnf.fixed_by). The count depends only
   on the conjugacy class of g in G and the cycle type of pi, so one (g, pi) per pair of
   classes is counted and weighted by the pair's size.
+- "ganak": the same counts by Ganak (optional `pyganak`), a counter written apart from D4.
 
 The enumerating methods also check the orbit-stabiliser theorem on every class: a class whose
 representative is fixed by |Stab| elements of G x S holds exactly |G| / |Stab| of the
