@@ -84,20 +84,6 @@ def test_the_renaming_multiplier_is_exact():
         assert plain == d4_count(cnf.formula.clauses + extra, top) * math.factorial(3)
 
 
-def test_ganak_counts_what_d4_counts():
-    """The second counter on the same formulas: the plain CNF and a fixed-point CNF."""
-    pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
-    from ilp_pyramid.puzzles.bel.canonical import line_group
-    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, d4_count, fixed_by, ganak_count
-
-    cnf = base_cnf(2)
-    plain = cnf.formula.clauses
-    assert ganak_count(plain, cnf.num_variables) == len(_every_labelling(2))
-    g = line_group(2)[1]
-    fixed = plain + fixed_by(cnf, g, [1, 0, 2])
-    assert ganak_count(fixed, cnf.num_variables) == d4_count(fixed, cnf.num_variables)
-
-
 def test_fixed_point_counts_are_the_solutions_each_symmetry_fixes():
     """Burnside's terms, D4 on the fixed-point CNF against the solutions filtered by hand."""
     from ilp_pyramid.puzzles.bel.canonical import line_group
