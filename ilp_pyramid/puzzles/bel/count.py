@@ -360,8 +360,8 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
     return [(perm, size) for perm, size in seen.values()]
 
 
-# The exact model counters: method name -> (the module `need` checks, its counting function
-# in count_cnf, taking (clauses, num_vars, decompose)).
+# The exact model counters: method name -> the module `need` checks (count_cnf holds each
+# counter's call).
 COUNTERS = {"d4": "py_d4", "ganak": "pyganak"}
 
 
