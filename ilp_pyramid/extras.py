@@ -26,6 +26,7 @@ EXTRAS = {
     "pyscipopt": ("scip", "the SCIP solver"),
     "gurobipy": ("gurobi", "the Gurobi solver"),
     "py_d4": ("count", "the #SAT counter D4"),
+    "pyganak": ("count", "the #SAT counter Ganak"),
     "pyapproxmc": ("count", "ApproxMC's estimate"),
     "starlette": ("ui", "the web workbench"),
     "uvicorn": ("ui", "the web workbench"),

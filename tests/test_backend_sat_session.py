@@ -29,6 +29,17 @@ def test_session_answers_under_assumptions_and_keeps_the_solver():
         assert session.solve([1]).status == Status.INFEASIBLE
 
 
+def test_core_of_an_infeasible_solve_is_the_assumptions_that_refute():
+    clauses = [[-1, -2], [3, 4]]
+    with sat.SatSession(clauses, entry("cadical195")) as session:
+        assert session.solve([5, 1, -4, 2, 6]).status == Status.INFEASIBLE
+        core = session.core()
+        # 1 and 2 clash; 5, 6 and -4 have nothing to do with it
+        assert sorted(core) == [1, 2]
+        assert session.solve([-3, -4, 1]).status == Status.INFEASIBLE
+        assert sorted(session.core()) == [-4, -3]
+
+
 def test_session_keeps_the_time_limit_on_a_hard_instance():
     hard = PHP(10).clauses  # 11 pigeons, 10 holes: far beyond a second for CDCL
     with sat.SatSession(hard, entry("cadical195")) as session:

@@ -251,3 +251,53 @@ def test_subtrees_counts_what_split_lists():
     problem = ExactCover(rows, primary, secondary)
     for depth, prefix in ((0, ()), (1, ()), (2, ()), (3, ()), (2, (3,)), (1, (0, 1))):
         assert problem.subtrees(depth, prefix) == len(problem.split(depth, prefix)), prefix
+
+
+def _fresh_python(code: str) -> str:
+    """Run `code` in a new interpreter (kernels not loaded yet); its stdout."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_workers_start_with_every_kernel_loaded():
+    # Loaded before the fork, the kernels are shared; a worker that had to load one would pay
+    # numba's start-up again, in every worker.
+    if ec.cores() < 2:
+        pytest.skip("one core: counted in this process")
+    rows, primary, secondary = queens(5)
+    out = _fresh_python(
+        "import os\n"
+        "import ilp_pyramid.backends.exact_cover as ec\n"
+        "original = ec._work\n"
+        "def work(*args):\n"
+        "    kernels = (ec._search, ec._split, ec._select)\n"
+        "    loaded = min(len(k.signatures) for k in kernels)\n"
+        "    os.write(1, f'worker {loaded}\\n'.encode())  # one write: workers share fd 1\n"
+        "    original(*args)\n"
+        "ec._work = work\n"
+        f"print('count', ec.count_exact_cover({rows}, {primary}, {secondary}, jobs=2).count)\n")
+    lines = sorted(out.splitlines())
+    assert lines == ["count " + str(count_exact_cover(rows, primary, secondary).count),
+                     "worker 1", "worker 1"]
+
+
+def test_loading_without_cffi_counts_the_same_and_leaves_cffi_importable():
+    import importlib.util
+
+    if importlib.util.find_spec("cffi") is None:
+        pytest.skip("cffi is not installed: nothing to spare")
+    rows, primary, secondary = queens(4)
+    out = _fresh_python(
+        "import sys\n"
+        "import ilp_pyramid.backends.exact_cover as ec\n"
+        "ec.load_kernels(skip_cffi=True)\n"
+        "print('cffi' in sys.modules)\n"
+        f"print(ec.count_exact_cover({rows}, {primary}, {secondary}).count)\n"
+        "import cffi\n"
+        "print(cffi.FFI is not None)\n")
+    assert out.split() == ["False", str(len(brute_force(rows, primary, secondary))), "True"]

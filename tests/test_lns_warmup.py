@@ -26,6 +26,8 @@ def counts(group):
 s = search.LocalSearch(3, labels, 5)
 print(json.dumps({"mine": counts(mine), "theirs": counts(theirs), "last": counts(last),
                   "init_state": counts([(search.init_state, None)]),
+                  "typed_inside": {k.py_func.__name__: len(k.overloads)
+                                   for k in (search._remove_cell, search._add_cell)},
                   "best": s.run(20000, 0.3), "children": len(multiprocessing.active_children())}))
 """
 
@@ -44,5 +46,7 @@ def test_first_compile_splits_the_kernels_and_each_is_called_with_its_listed_typ
     # the child's helpers and init_state came from the cache it wrote, not from a compile here
     for name, _, hits, _ in seen["theirs"] + seen["init_state"]:
         assert hits == 1, name
+    # the cell updates are typed inside _set_label (numba's inlining): no compile of their own
+    assert seen["typed_inside"] == {"_remove_cell": 0, "_add_cell": 0}
     assert seen["best"] >= 0
     assert seen["children"] == 0

@@ -98,3 +98,17 @@ def test_render_writes_the_block_and_check_sees_it(routes, tmp_path):
 
 def test_the_page_is_rendered_from_the_results_file(routes):
     assert routes.render(check=True), "run: python docs/scripts/n6_routes.py render"
+
+
+def test_the_notes_of_the_learnt_decomposition_and_the_cluster_runs(routes):
+    rows = [{"route": "decomp-learnt", "n": 4, "seed": s, "cpu_s": c, "outcome": "verified",
+             "rounds": k, "learnt": k - 1, "reason_mean": m}
+            for s, c, k, m in ((1, 2.0, 100, 20.0), (2, 4.0, 300, 30.0), (3, 1.0, 100, 24.0))]
+    rows += [{"route": "conquer-dask:YStep", "n": 5, "seed": s, "cpu_s": c, "wall_s": w,
+              "outcome": "capped", "workers": 2, "load": [3.0, 3.0, 3.0]}
+             for s, c, w in ((1, 61.0, 40.0), (2, 70.5, 42.25))]
+    text = routes.table(rows, "x.jsonl")
+    # 7 CPU s over 500 labellings; the median of the clauses' mean sizes
+    assert ("decomp-learnt, X-Y labellings proposed per run: N=4: 100, 300, 100 "
+            "(0.014 CPU s a labelling, clauses of 24 labels).") in text
+    assert "(2 workers)" in text and "N=5: 40.0 (61.0), 42.2 (70.5)." in text

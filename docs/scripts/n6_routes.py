@@ -29,6 +29,13 @@ ROUTE:
                             (lns.repair, CaDiCaL/MiniSat through the backends) until one
                             cover exists. Measured: CPU per check and checks to a solution
                             where the cap allows; the N=6 cost is modelled from those.
+  decomp-learnt             the same, its refutations fed back as clauses
+                            (ilp_pyramid.puzzles.bel.decompose: a CaDiCaL master over the X
+                            and Y labels, each refuted labelling's core a clause), to a
+                            verified solution.
+  conquer-dask:STRATEGY+... `ilp-pyramid conquer N --strategy ... --scheduler` on a Dask
+                            scheduler and two one-thread workers started for the run; CPU of
+                            all of them, wall beside it (measure_cluster).
 
 render: the table between <!-- n6-routes --> and <!-- /n6-routes --> in docs/frontier.md,
 from the results file; --check compares instead of writing (exit 1 if stale).
@@ -59,6 +66,9 @@ HOUR = 3600.0
 # an estimate from such points is on the low side.
 RESOLUTION = 0.1
 REFUTED = 5  # the in-process routes' exit code for "no solution" (1 is Python's for a crash)
+IN_PROCESS = ("decomp", "decomp-learnt")
+WORKERS = 2  # the Dask workers of a conquer-dask run
+CLUSTER_CUBE_TIME = 5.0  # its --cube-time: CPU seconds a cube gets before it is split
 
 
 def cubes(n: int) -> int:
@@ -90,7 +100,7 @@ def command(route: str, n: int, seed: int, cap: float) -> list[str]:
     if route == "walk":
         return [*CLI, "solve", str(n), "--method", "lns", "-j", "1", "--seed", str(seed),
                 "--json", "--time-limit", str(cap * 20)]
-    if route.startswith("cc:") or route == "decomp":
+    if route.startswith("cc:") or route in IN_PROCESS:
         return [sys.executable, __file__, "_run", route, str(n), str(seed)]
     raise SystemExit(f"unknown route {route!r}")
 
@@ -103,7 +113,7 @@ def measure_one(route: str, n: int, seed: int, cap: float) -> dict:
     wall = time.perf_counter() - start
     cpu = _children_cpu() - before
     outcome, extra = "capped", {}
-    in_process = route.startswith("cc:") or route == "decomp"
+    in_process = route.startswith("cc:") or route in IN_PROCESS
     if done.returncode == 0:
         outcome = "verified"
     elif done.returncode == (REFUTED if in_process else 1) and _refuted(done.stdout, in_process):
@@ -117,6 +127,97 @@ def measure_one(route: str, n: int, seed: int, cap: float) -> dict:
     return {"route": route, "n": n, "seed": seed, "cpu_s": round(cpu, 3),
             "wall_s": round(wall, 3), "outcome": outcome, "cap_s": cap,
             "load": [round(x, 2) for x in load], **extra}
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds of a live process and its reaped children (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
+    """`conquer-dask:STRATEGY+...`: `ilp-pyramid conquer N --strategy ... --scheduler` as the
+    client of a Dask scheduler and WORKERS one-thread workers (no nanny: the worker is the
+    process whose CPU is read) started for the run. CPU: the client's (getrusage of the
+    children) plus the scheduler's and the workers' from the moment all workers are up to the
+    command's end (/proc); wall: the command's. The command is stopped (SIGTERM) once all of
+    them have spent the cap: a wall limit would measure the machine's load. The seed only
+    names the run: the conquest has no seed of its own."""
+    import tempfile
+
+    strategy = route.split(":", 1)[1]
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "dask"]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "stdin": subprocess.DEVNULL, "preexec_fn": lambda: os.nice(5)}
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                   str(port), "--no-dashboard"], cwd=tmp, **quiet)]
+        try:
+            for i in range(WORKERS):
+                procs.append(subprocess.Popen(
+                    [*dask, "worker", address, "--nthreads", "1", "--no-nanny",
+                     "--no-dashboard", "--local-directory", f"{tmp}/w{i}"], cwd=tmp, **quiet))
+            subprocess.run([sys.executable, "-c", "from distributed import Client; "
+                            f"c = Client({address!r}, timeout='60s'); "
+                            f"c.wait_for_workers({WORKERS}, timeout=120); c.close()"],
+                           check=True, capture_output=True)
+            base = sum(_proc_cpu(p.pid) for p in procs)
+            before, start = _children_cpu(), time.perf_counter()
+            client = subprocess.Popen(
+                [*CLI, "conquer", str(n), "--strategy", strategy, "--record", f"{tmp}/rec",
+                 "--scheduler", address, "--cube-time", str(CLUSTER_CUBE_TIME), "--json"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                preexec_fn=_limit_cpu(cap), cwd=ROOT)
+            capped = _stop_at_cpu(client, procs, base, cap)
+            out, err = client.communicate()
+            wall = time.perf_counter() - start
+            cpu = _children_cpu() - before + sum(_proc_cpu(p.pid) for p in procs) - base
+        finally:
+            for proc in reversed(procs):
+                proc.terminate()
+            for proc in reversed(procs):
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    outcome = {0: "verified", 1: "refuted"}.get(client.returncode, "capped" if capped else
+                                                 f"error {client.returncode}: "
+                                                 f"{err.strip()[-200:]}")
+    extra: dict = {"workers": WORKERS}
+    if out.strip():
+        report = json.loads(out)
+        extra.update(cubes=report["cubes_this_run"], solver_cpu_s=report["cpu_seconds"])
+    return {"route": route, "n": n, "seed": seed, "cpu_s": round(cpu, 3),
+            "wall_s": round(wall, 3), "outcome": outcome, "cap_s": cap,
+            "load": [round(x, 2) for x in load], **extra}
+
+
+def _stop_at_cpu(client: subprocess.Popen, cluster: list[subprocess.Popen], base: float,
+                cap: float) -> bool:
+    """Wait for the client; stop it (SIGTERM: it keeps its record and prints its report)
+    once it and the cluster have spent `cap` CPU seconds. True if it was stopped."""
+    while client.poll() is None:
+        try:
+            spent = _proc_cpu(client.pid) + sum(_proc_cpu(p.pid) for p in cluster) - base
+        except FileNotFoundError:  # the client ended between poll and read
+            continue
+        if spent >= cap:
+            client.terminate()
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def _refuted(stdout: str, in_process: bool) -> bool:
@@ -227,9 +328,30 @@ def _decomposition(n: int, seed: int) -> tuple[int, dict]:
                                               "cpu_per_check_s": round(spent / checks, 6)}
 
 
+def _decomposition_learnt(n: int, seed: int) -> tuple[int, dict]:
+    from ilp_pyramid.backends.base import Status
+    from ilp_pyramid.puzzles.bel.decompose import decompose
+    from ilp_pyramid.puzzles.bel.lns.arrays import labels_to_solution
+    from ilp_pyramid.verify.bel import verify_solution
+
+    def counts(state) -> dict:
+        return {"rounds": state.rounds, "learnt": state.learnt,
+                "reason_mean": round(state.reason_literals / max(state.learnt, 1), 1)}
+
+    # The row is rewritten after every round, so a capped run still says how far it got.
+    result = decompose(n, seed=seed,
+                       on_round=lambda state: print(json.dumps(counts(state)), flush=True))
+    if result.status == Status.SOLVED:
+        verdict = verify_solution(labels_to_solution(n, result.labels))
+        return (0 if verdict.valid else 4), counts(result)
+    return REFUTED, counts(result)
+
+
 def _run(route: str, n: int, seed: int) -> int:
     if route == "decomp":
         code, extra = _decomposition(n, seed)
+    elif route == "decomp-learnt":
+        code, extra = _decomposition_learnt(n, seed)
     else:
         code, extra = _cube_and_conquer(route.split(":", 1)[1], n, seed)
     print(json.dumps(extra), flush=True)
@@ -351,6 +473,7 @@ def table(rows: Sequence[dict], source: str) -> str:
         lines += ["", "decomp, CPU s per exact-cover check (checks made): " + ", ".join(
             f"N={n}: {checks[n]['cpu_per_check_s']:.4f} ({checks[n]['checks']})"
             for n in sorted(checks)) + "."]
+    lines += _learnt_note(rows) + _cluster_note(rows)
     measured = [r for r in rows if r.get("load")]
     lines += ["", f"From `{source}` ({len(measured)} runs here; CPU seconds: median over "
               "seeds, capped runs counted at the cap, `>=` where half or more were capped; "
@@ -359,6 +482,33 @@ def table(rows: Sequence[dict], source: str) -> str:
               "fastest run at N=1), the range from the fits through the fastest and slowest "
               "runs and the fit without N=3."]
     return "\n".join(lines)
+
+
+def _learnt_note(rows: Sequence[dict]) -> list[str]:
+    """decomp-learnt's X-Y labellings proposed per run and CPU per labelling, per N."""
+    runs = [r for r in rows if r["route"] == "decomp-learnt" and r["n"] >= 3 and "rounds" in r]
+    if not runs:
+        return []
+    parts = []
+    for n in sorted({r["n"] for r in runs}):
+        mine = [r for r in runs if r["n"] == n]
+        per = sum(r["cpu_s"] for r in mine) / max(sum(r["rounds"] for r in mine), 1)
+        parts.append(f"N={n}: {', '.join(str(r['rounds']) for r in mine)} "
+                     f"({per:.3f} CPU s a labelling, clauses of "
+                     f"{_median([r['reason_mean'] for r in mine]):.0f} labels)")
+    return ["", "decomp-learnt, X-Y labellings proposed per run: " + "; ".join(parts) + "."]
+
+
+def _cluster_note(rows: Sequence[dict]) -> list[str]:
+    """The conquer-dask runs' wall time beside their CPU, per N."""
+    runs = [r for r in rows if r["route"].startswith("conquer-dask:") and r["n"] >= 3]
+    if not runs:
+        return []
+    parts = [f"N={n}: " + ", ".join(f"{r['wall_s']:.1f} ({r['cpu_s']:.1f})"
+                                    for r in runs if r["n"] == n)
+             for n in sorted({r["n"] for r in runs})]
+    return ["", f"conquer-dask ({runs[0]['workers']} workers), wall s (CPU s of the client, the "
+            "scheduler and the workers) per run: " + "; ".join(parts) + "."]
 
 
 def read_rows(path: Path = RESULTS) -> list[dict]:
@@ -388,8 +538,9 @@ def main(argv: Sequence[str]) -> int:
     if argv[:1] == ["measure"]:
         route, n, seeds = argv[1], int(argv[2]), [int(s) for s in argv[3].split(",")]
         cap = float(argv[argv.index("--cap") + 1]) if "--cap" in argv else 300.0
+        measure = measure_cluster if route.startswith("conquer-dask:") else measure_one
         for seed in seeds:
-            row = measure_one(route, n, seed, cap)
+            row = measure(route, n, seed, cap)
             _append(row)
             print(json.dumps(row), flush=True)
         return 0

@@ -40,10 +40,12 @@ nothing inside the hot loop and are kept to within ~0.1 s.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
+import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -269,6 +271,45 @@ def _split(L, R, U, D, C, S, ROW, path, depth, out):
             if _next_row(k, path, L, R, U, D, C, S):
                 k += 1
                 mode = _ENTER
+
+
+@contextlib.contextmanager
+def _numba_without_cffi() -> Iterator[None]:
+    """numba's typing context, set up on the first kernel load, imports cffi when installed and
+    parses C declarations with it, for cffi functions no kernel here takes: hidden for that load
+    (`import cffi` fails meanwhile; numba then types no cffi objects in this process), unless
+    cffi is loaded already."""
+    hide = "cffi" not in sys.modules
+    if hide:
+        sys.modules["cffi"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if hide and sys.modules.get("cffi", False) is None:
+            del sys.modules["cffi"]
+
+
+_kernels_loaded = False
+
+
+def load_kernels(skip_cffi: bool = False) -> None:
+    """Load (or compile) every kernel once, up front (`count_exact_cover` calls this before it
+    plans): a tiny problem through each search, so that processes forked afterwards share the
+    loaded code.
+    `skip_cffi`: spare numba's cffi support (see `_numba_without_cffi`), for a process where no
+    other thread imports anything meanwhile (the command line's)."""
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
+    _kernels_loaded = True
+    try:
+        with _numba_without_cffi() if skip_cffi else contextlib.nullcontext():
+            tiny = ExactCover([[0], [1]], num_primary=2)
+            tiny.count(prefix=(0,))  # _select, _search
+            tiny.subtrees(1)  # _split
+    except BaseException:
+        _kernels_loaded = False
+        raise
 
 
 @dataclass
@@ -546,7 +587,9 @@ def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None
 # saved (planning no other core shares).
 _ORBIT_LEVELS = 2
 _ORBIT_SCORE_DEPTH = 2  # how deep each candidate item's orbits are split to estimate the work
-_ORBIT_CANDIDATES = 4  # candidate items (fewest orbits first) whose work is estimated
+# Candidate items (fewest orbits first) whose work is estimated: past the second, the estimates
+# cost the planning more than a better pick saved the IQ boards' search.
+_ORBIT_CANDIDATES = 2
 
 
 @dataclass
@@ -776,6 +819,7 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     solutions, each once, for a fraction of the search. `nodes` counts the search done."""
     start = time.perf_counter()
     problem = ExactCover(rows, num_primary, num_secondary)
+    load_kernels()
     deadline = None if time_limit is None else start + float(time_limit)
     found: list[np.ndarray] = []
     if collect and summarise is None:
@@ -823,9 +867,8 @@ def _count_in_workers(problem: ExactCover, parts: list[tuple[tuple[int, ...], in
                       deadline: float | None, worker_cpu: list[float]) -> bool:
     import queue
 
-    # The compiled kernels are loaded here once; forked workers share them (spawn would load
-    # numba and the kernels again in every worker).
-    problem.count(node_limit=1)
+    # The compiled kernels are loaded (`load_kernels`) before the fork: the workers share them
+    # (spawn would load numba and the kernels again in every worker).
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     results = context.Queue()

@@ -313,6 +313,11 @@ class SatSession:
         consistent, implied = self._engine.propagate(assumptions=list(assumptions))
         return bool(consistent), len(implied)
 
+    def core(self) -> list[int]:
+        """After an `infeasible` solve: the assumptions that already make it so (a subset,
+        not necessarily the smallest), the negation of which is a clause the formula implies."""
+        return list(self._engine.get_core() or [])
+
     def close(self) -> None:
         self._engine.delete()
 

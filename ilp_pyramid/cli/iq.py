@@ -280,8 +280,9 @@ def count(
                 progress.update(task, completed=done, total=total)
 
             if own_search:
+                # skip_cffi: no thread of this process imports anything meanwhile
                 report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
-                                         time_limit=time_limit, output=sink)
+                                         time_limit=time_limit, output=sink, skip_cffi=True)
             else:
                 report = count_by_solver(instance, entry.name, time_limit=time_limit,
                                          output=sink)

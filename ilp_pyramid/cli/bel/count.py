@@ -34,9 +34,9 @@ def count(
     method: str = typer.Option(None, "--method",
                                help=f"Counting methods, comma-separated, run one after the "
                                     f"other; every one that finishes must agree (default: "
-                                    f"{','.join(DEFAULT_METHODS)}, d4 where installed) "
-                                    f"({', '.join(METHODS)}; none: only the --approx "
-                                    f"estimate)."),
+                                    f"{','.join(DEFAULT_METHODS)}; sat first where either is "
+                                    f"not installed) ({', '.join(METHODS)}; none: only the "
+                                    f"--approx estimate)."),
     approx: bool = typer.Option(False, "--approx",
                                 help="Also ApproxMC's estimate with its (epsilon, delta) "
                                      "guarantee (pip install 'ilp-pyramid[count]')."),
@@ -52,13 +52,13 @@ def count(
     incidence automorphisms times the (2N-1)! label renamings).
 
     Methods: sat (SAT enumeration, label renamings broken by first appearance), search (a
-    compiled backtracking over line labels), d4 (the #SAT counter D4, up to symmetry by
-    Burnside's lemma; pip install 'ilp-pyramid[count]'). Classes of enumerated solutions come
-    from canonical forms, checked by the orbit-stabiliser theorem; class representatives are
-    verified. Exit codes: 0 counted (every finished method agrees), 1 the methods disagree
-    (no number printed), 2 bad input, 3 time limit before any method finished (lower bounds
-    printed as such), 130/143 interrupted. With --method none --approx: 0 once ApproxMC
-    answered, 3 if it did not within the time limit.
+    compiled backtracking over line labels), d4 and ganak (the #SAT counters D4 and Ganak, up to
+    symmetry by Burnside's lemma; pip install 'ilp-pyramid[count]'). Classes of enumerated
+    solutions come from canonical forms, checked by the orbit-stabiliser theorem; class
+    representatives are verified. Exit codes: 0 counted (every finished method agrees), 1 the
+    methods disagree (no number printed), 2 bad input, 3 time limit before any method finished
+    (lower bounds printed as such), 130/143 interrupted. With --method none --approx: 0 once
+    ApproxMC answered, 3 if it did not within the time limit.
     """
     methods = None if method is None else [
         m.strip() for m in method.split(",") if m.strip() and m.strip() != "none"]

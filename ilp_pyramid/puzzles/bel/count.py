@@ -18,6 +18,7 @@ Methods, each independent of the others in how it finds the solutions:
   "line i carries l -> line g(i) carries pi(l)" (count_cnf.fixed_by). The count depends only
   on the conjugacy class of g in G and the cycle type of pi, so one (g, pi) per pair of
   classes is counted and weighted by the pair's size.
+- "ganak": the same counts by Ganak (optional `pyganak`), a counter written apart from D4.
 
 The enumerating methods also check the orbit-stabiliser theorem on every class: a class whose
 representative is fixed by |Stab| elements of G x S holds exactly |G| / |Stab| of the
@@ -51,8 +52,10 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.puzzles.bel.symmetry import group_order
 from ilp_pyramid.verify.bel import verify_solution
 
-METHODS = ("sat", "search", "d4")
-DEFAULT_METHODS = ("sat", "d4")
+METHODS = ("sat", "search", "d4", "ganak")
+# The two exact counters where installed: they count without listing, where the enumerations
+# list every solution up to renaming (docs/counts.md); sat stands in for a missing counter.
+DEFAULT_METHODS = ("d4", "ganak")
 COUNTED, TIMEOUT, ESTIMATE = "counted", "timeout", "estimate"
 # Largest N a count is attempted for: past 4 no method comes near finishing.
 COUNT_MAX_N = 5
@@ -102,11 +105,12 @@ class CountReport:
 
     def lower_bounds(self) -> tuple[int, int]:
         """(labelled, classes) proved so far: solutions found (each standing for its
-        renamings) and the classes among them; an exact labelled count L (D4 before its
-        fixed points finished) also gives classes >= L / |G x S|, orbits being no larger."""
+        renamings) and the classes among them; an exact labelled count L (a counter stopped
+        before its fixed points finished) also gives classes >= L / |G x S|, orbits being no
+        larger."""
         labelled = max([m.labelled or 0 for m in self.methods if m.status != ESTIMATE] + [0])
         classes = max([m.classes or 0 for m in self.methods if m.status != ESTIMATE] + [0])
-        exact = [m.labelled for m in self.methods if m.method == "d4" and m.labelled]
+        exact = [m.labelled for m in self.methods if m.method in COUNTERS and m.labelled]
         order = self.geometric_symmetries * self.label_permutations
         if exact:
             classes = max(classes, -(-exact[0] // order))
@@ -356,16 +360,29 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
     return [(perm, size) for perm, size in seen.values()]
 
 
-def _d4_in_child(clauses: list[list[int]], num_vars: int, deadline: float | None,
-                 decompose: bool = True) -> int | None:
-    """D4's count in a forked child (killed at the deadline or on Ctrl-C); None at the limit."""
+# The exact model counters: method name -> the module `need` checks (count_cnf holds each
+# counter's call).
+COUNTERS = {"d4": "py_d4", "ganak": "pyganak"}
+
+
+def _model_count(method: str, clauses: list[list[int]], num_vars: int,
+                 decompose: bool) -> int:
+    from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count
+
+    if method == "d4":
+        return d4_count(clauses, num_vars, decompose)
+    return ganak_count(clauses, num_vars)
+
+
+def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
+                      deadline: float | None, decompose: bool = True) -> int | None:
+    """The counter's answer in a forked child (killed at the deadline or on Ctrl-C); None at
+    the limit."""
 
     def target(clauses: list, num_vars: int, send) -> None:
         _detach_child()
-        from ilp_pyramid.puzzles.bel.count_cnf import d4_count
-
         with native_output():
-            result = d4_count(clauses, num_vars, decompose)
+            result = _model_count(method, clauses, num_vars, decompose)
         send(("counted", result))
 
     left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
@@ -374,16 +391,16 @@ def _d4_in_child(clauses: list[list[int]], num_vars: int, deadline: float | None
     if answer is None:
         return None
     if answer[0] != "counted":
-        raise SolverError(f"d4 ended without a count (exit code {answer[1]})")
+        raise SolverError(f"{method} ended without a count (exit code {answer[1]})")
     return int(answer[1])
 
 
-def count_by_d4(n: int, deadline: float | None = None,
-                progress: Progress | None = None) -> MethodCount:
-    """D4's labelled count and Burnside's classes; InputError naming the extra when D4 is
-    not installed."""
+def count_by_model_counter(method: str, n: int, deadline: float | None = None,
+                           progress: Progress | None = None) -> MethodCount:
+    """An exact counter's (d4 or ganak) labelled count and Burnside's classes; InputError
+    naming the extra when the counter is not installed."""
 
-    need("py_d4")
+    need(COUNTERS[method])
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
 
     start = time.perf_counter()
@@ -395,10 +412,10 @@ def count_by_d4(n: int, deadline: float | None = None,
     factor = math.factorial(m)
 
     def stopped(labelled: int | None, calls: int) -> MethodCount:
-        return MethodCount("d4", TIMEOUT, labelled, None, time.perf_counter() - start,
+        return MethodCount(method, TIMEOUT, labelled, None, time.perf_counter() - start,
                            _children_cpu() - children_cpu, {"fixed_point_counts": calls})
 
-    models = _d4_in_child(base + extra, top, deadline)
+    models = _counted_in_child(method, base + extra, top, deadline)
     if models is None:
         return stopped(None, 0)
     labelled = models * factor
@@ -411,23 +428,34 @@ def count_by_d4(n: int, deadline: float | None = None,
                 fixed = labelled
             elif pi == identity:
                 # Fix(g, id) is closed under renaming, which acts freely: one per orbit.
-                found = _d4_in_child(base + extra + fixed_by(cnf, group[g], pi), top, deadline,
-                                     decompose=False)
+                found = _counted_in_child(method, base + extra + fixed_by(cnf, group[g], pi),
+                                          top, deadline, decompose=False)
                 fixed = None if found is None else found * factor
             else:
-                fixed = _d4_in_child(base + fixed_by(cnf, group[g], pi), cnf.num_variables,
-                                     deadline, decompose=False)
+                fixed = _counted_in_child(method, base + fixed_by(cnf, group[g], pi),
+                                          cnf.num_variables, deadline, decompose=False)
             if fixed is None:
                 return stopped(labelled, calls)
             calls += 1
             total += g_size * pi_size * fixed
             if progress is not None:
-                progress("d4", {"fixed_point_counts": calls})
+                progress(method, {"fixed_point_counts": calls})
     order = len(group) * factor
     if total % order:
-        raise SolverError(f"d4: Burnside's sum {total} is not a multiple of |G x S| = {order}")
-    return MethodCount("d4", COUNTED, labelled, total // order, time.perf_counter() - start,
+        raise SolverError(f"{method}: Burnside's sum {total} is not a multiple of |G x S| = "
+                          f"{order}")
+    return MethodCount(method, COUNTED, labelled, total // order, time.perf_counter() - start,
                        _children_cpu() - children_cpu, {"fixed_point_counts": calls})
+
+
+def count_by_d4(n: int, deadline: float | None = None,
+                progress: Progress | None = None) -> MethodCount:
+    return count_by_model_counter("d4", n, deadline, progress)
+
+
+def count_by_ganak(n: int, deadline: float | None = None,
+                   progress: Progress | None = None) -> MethodCount:
+    return count_by_model_counter("ganak", n, deadline, progress)
 
 
 def _children_cpu() -> float:
@@ -481,13 +509,15 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
     return MethodCount("approxmc", ESTIMATE, None, None, seconds, cpu, detail)
 
 
-RUNNERS = {"sat": count_by_sat, "search": count_by_search, "d4": count_by_d4}
+RUNNERS = {"sat": count_by_sat, "search": count_by_search, "d4": count_by_d4,
+           "ganak": count_by_ganak}
 
 
 def default_methods() -> list[str]:
-    """sat, and d4 where the count extra is installed."""
+    """d4 and ganak where the count extra is installed; sat first when either is missing."""
 
-    return [m for m in DEFAULT_METHODS if m != "d4" or available("py_d4")]
+    counters = [m for m in DEFAULT_METHODS if available(COUNTERS[m])]
+    return counters if len(counters) == len(DEFAULT_METHODS) else ["sat", *counters]
 
 
 def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
@@ -496,8 +526,8 @@ def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
     """Count Bel's Pyramids of N levels by every method in `methods`, one after the other,
     all within `time_limit` seconds. The exact figures are those every finished method
     agrees on; a disagreement raises SolverError. `approx` = (epsilon, delta, seed) adds
-    ApproxMC's estimate (a bound, not a count) after them. `methods` None: sat and d4, d4
-    only where it is installed."""
+    ApproxMC's estimate (a bound, not a count) after them. `methods` None:
+    `default_methods()`."""
     check_n(n)
     methods = default_methods() if methods is None else list(dict.fromkeys(methods))
     check_methods(methods, approx is not None)

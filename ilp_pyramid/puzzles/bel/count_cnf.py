@@ -37,14 +37,15 @@ def line_vars(cnf: BelCnf) -> list[int]:
     return [cnf.line_var(i, v) for i in range(len(geo.lines)) for v in range(geo.num_labels)]
 
 
-def precedence(cnf: BelCnf) -> tuple[list[Clause], int]:
-    """The first-appearance clauses (module doc) and the new top variable."""
+def precedence(cnf: BelCnf, order: Sequence[int] | None = None) -> tuple[list[Clause], int]:
+    """The first-appearance clauses (module doc) along `order` (line indices; geometry order
+    if None) and the new top variable."""
     geo = cnf.pyramid
     m = geo.num_labels
     top = cnf.num_variables
     clauses: list[Clause] = []
     previous: list[int] | None = None  # seen[p-1, v] for v = 0 .. m-2
-    for p in range(len(geo.lines)):
+    for p in range(len(geo.lines)) if order is None else order:
         for v in range(1, m):
             need = [] if previous is None else [previous[v - 1]]
             clauses.append([-cnf.line_var(p, v)] + need)
@@ -81,6 +82,18 @@ def d4_count(clauses: list[Clause], num_vars: int, decompose: bool = True) -> in
     options["branching"]["partialOrder"]["partialOrderMethod"] = "none"
     solver = py_d4.Solver(clauses, num_vars, py_d4.load_options_from_dict(options))
     return int(solver.count().getIntResult())
+
+
+def ganak_count(clauses: list[Clause], num_vars: int) -> int:
+    """The exact number of models, by Ganak (the optional `pyganak`), in this process: a
+    counter written apart from D4 (its own search, caching and preprocessing), so the two
+    agreeing is a check of each."""
+    import pyganak
+
+    counter = pyganak.Counter(verbose=0, seed=1)
+    counter.new_vars(num_vars)
+    counter.add_clauses(clauses)
+    return int(counter.count())
 
 
 def approxmc_count(clauses: list[Clause], sampling: list[int], epsilon: float, delta: float,

@@ -1,10 +1,15 @@
 """Every Bel's Pyramid labelling, one per class of label renamings: a compiled backtracking.
 
-Lines are labelled one by one in `line_order` (chosen so that cells are completed as early as
-possible); when a line's label completes a cell (its third line), the cell's cube is looked up
-and the branch dies if another cell shows it already. A label's lines may not be longer in
-total than N(2N+1) (the counting condition: every label occurs exactly that often on the
-cells, since every cube is shown once), which is a necessary condition and so loses nothing.
+Lines are labelled one by one in `line_order`: the X and Y lines level by level, then the Z
+lines, longest first. When a line's label completes a cell (its third line), the cell's cube
+is looked up and the branch dies if another cell shows it already. After every label,
+coverage is checked: every cell not yet complete must still be able to show some unused cube
+(one containing the labels its lines already carry), and every unused cube must still be
+showable by some such cell; cells and cubes being as many, both are necessary. A label's
+lines may not be longer in total than N(2N+1) (every label occurs exactly that often on the
+cells, since every cube is shown once). Each check is a necessary condition, so none loses a
+solution. With the X and Y lines first, every cell holds two labels before any Z line is
+chosen, which is where the coverage check prunes.
 
 Label renamings are broken by first appearance: the k-th line may carry only labels
 0 .. (labels used before it), so labels appear in the order 0, 1, 2, ... along `line_order`.
@@ -16,6 +21,14 @@ puts its labels in first-appearance order. So labelled solutions = (2N-1)! x wha
 The search is resumable, as the package's exact-cover engine is: its whole state lives in
 numpy arrays, the compiled kernel runs a bounded number of nodes and returns to Python, which
 reads the clock, reports progress and answers Ctrl-C between two slices.
+
+`estimate` is Knuth's estimator of the same tree: a random walk from the root that takes, at
+each depth, a uniformly random label among those `_place` accepts, and multiplies the
+numbers of choices met; the product is an unbiased estimate of the solutions (the nodes
+likewise), and the mean over many walks tells whether an enumeration can finish at all.
+Where walks rarely reach a solution, the last `exhaust` positions are searched in full below
+the node a walk reaches, and the walk's weight multiplies what that subtree holds: still
+unbiased, with far less variance.
 """
 
 from __future__ import annotations
@@ -34,27 +47,16 @@ BUFFER_ROWS = 4096
 
 
 def line_order(geo: Pyramid) -> list[int]:
-    """Lines in the order they are labelled: greedily the line that completes the most cells,
-    then the one that brings the most cells to two lines labelled, then the longer."""
-    lines_of = [set(row) for row in geo.cell_lines]
-    done: set[int] = set()
+    """The X and Y lines of each level, alternating, from the bottom level up; then the Z
+    lines, longest first (the module doc says why)."""
     order: list[int] = []
-    while len(order) < len(geo.lines):
-        best, best_key = -1, None
-        for line in range(len(geo.lines)):
-            if line in done:
-                continue
-            completes = twos = 0
-            for cell in geo.line_cells[line]:
-                assigned = len(lines_of[cell] & done)
-                completes += assigned == 2
-                twos += assigned == 1
-            key = (completes, twos, geo.line_lengths[line], -line)
-            if best_key is None or key > best_key:
-                best, best_key = line, key
-        order.append(best)
-        done.add(best)
-    return order
+    for h in range(geo.n):
+        xs = [i for i, line in enumerate(geo.lines) if line.family == "X" and line.b == h]
+        ys = [i for i, line in enumerate(geo.lines) if line.family == "Y" and line.b == h]
+        for pair in zip(xs, ys, strict=True):
+            order += pair
+    zs = [i for i, line in enumerate(geo.lines) if line.family == "Z"]
+    return order + sorted(zs, key=lambda i: (-geo.line_lengths[i], i))
 
 
 @dataclass
@@ -64,10 +66,11 @@ class SearchTables:
     order: np.ndarray  # position -> line index
     complete_start: np.ndarray  # CSR: cells completed at position p are
     complete_cells: np.ndarray  # complete_cells[complete_start[p]:complete_start[p + 1]]
-    open_start: np.ndarray  # CSR: cells with exactly two lines labelled once position p is,
-    open_cells: np.ndarray  # open_cells[open_start[p]:open_start[p + 1]]
     cell_lines: np.ndarray  # (cells, 3) line indices
     cube_of: np.ndarray  # (m, m, m) -> cube index, any order of the three labels
+    # (a + 1, b + 1) -> the cubes holding labels a and b (-1: none), a bit set in uint64 words
+    cover: np.ndarray
+    every: np.ndarray  # the bit set of all cubes
     lengths: np.ndarray  # line index -> length
     total: int  # N(2N+1): each label's lines add up to this
     labels: int
@@ -77,21 +80,37 @@ def search_tables(geo: Pyramid) -> SearchTables:
     order = line_order(geo)
     position = {line: p for p, line in enumerate(order)}
     completed: list[list[int]] = [[] for _ in order]
-    two_open: list[list[int]] = [[] for _ in order]
     for cell, row in enumerate(geo.cell_lines):
-        first, second, last = sorted(position[line] for line in row)
-        completed[last].append(cell)
-        for p in range(second, last):
-            two_open[p].append(cell)
+        completed[max(position[line] for line in row)].append(cell)
     m = geo.num_labels
     cube_of = np.empty((m, m, m), np.int32)
     for a in range(m):
         for b in range(m):
             for c in range(m):
                 cube_of[a, b, c] = geo.cube_index[tuple(sorted((a, b, c)))]
-    return SearchTables(np.asarray(order, np.int32), *_csr(completed), *_csr(two_open),
-                        np.asarray(geo.cell_lines, np.int32), cube_of,
+    words = (len(geo.cubes) + 63) // 64
+    cover = np.zeros((m + 1, m + 1, words), np.uint64)
+    every = np.zeros(words, np.uint64)
+    for k, cube in enumerate(geo.cubes):
+        bit = np.uint64(1) << np.uint64(k % 64)
+        every[k // 64] |= bit
+        for a in range(-1, m):
+            for b in range(-1, m):
+                if _holds(cube, [x for x in (a, b) if x >= 0]):
+                    cover[a + 1, b + 1, k // 64] |= bit
+    return SearchTables(np.asarray(order, np.int32), *_csr(completed),
+                        np.asarray(geo.cell_lines, np.int32), cube_of, cover, every,
                         np.asarray(geo.line_lengths, np.int32), geo.label_total, m)
+
+
+def _holds(cube: tuple[int, ...], labels: list[int]) -> bool:
+    """The cube (a multiset) contains the labels (a multiset) on some of its faces."""
+    rest = list(cube)
+    for label in labels:
+        if label not in rest:
+            return False
+        rest.remove(label)
+    return True
 
 
 def _csr(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -108,10 +127,45 @@ def _unmark(p, upto, start, cells, cell_lines, cube_of, lab, used):
 
 
 @njit(cache=True, nogil=True)
-def _place(p, v, order, start, cells, ostart, ocells, cell_lines, cube_of, lengths, total, m,
+def _covered(cell_lines, cover, every, lab, used):
+    """Every incomplete cell can still show an unused cube, and every unused cube can still
+    be shown by an incomplete cell."""
+    words = every.shape[0]
+    free = every.copy()
+    for cube in range(used.shape[0]):
+        if used[cube]:
+            free[cube // 64] &= ~(np.uint64(1) << np.uint64(cube % 64))
+    union = np.zeros(words, np.uint64)
+    for c in range(cell_lines.shape[0]):
+        a, b, labelled = -1, -1, 0
+        for i in range(3):
+            label = lab[cell_lines[c, i]]
+            if label >= 0:
+                labelled += 1
+                if a < 0:
+                    a = label
+                else:
+                    b = label
+        if labelled == 3:
+            continue
+        some = False
+        for w in range(words):
+            showable = cover[a + 1, b + 1, w] & free[w]
+            union[w] |= showable
+            some = some or showable != 0
+        if not some:
+            return False
+    for w in range(words):
+        if union[w] != free[w]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths, total,
            lab, used, sums):
     """Label position p with v; False (nothing changed) if a cube repeats, a label's lines
-    grow too long, or a cell with two lines labelled has no unused cube left."""
+    grow too long, or coverage fails (module doc)."""
     line = order[p]
     if sums[v] + lengths[line] > total:
         return False
@@ -124,26 +178,10 @@ def _place(p, v, order, start, cells, ostart, ocells, cell_lines, cube_of, lengt
             lab[line] = -1
             return False
         used[cube] = 1
-    # A cell with two lines labelled (a, b) needs a third label c with {a, b, c} unused.
-    for k in range(ostart[p], ostart[p + 1]):
-        c = ocells[k]
-        a, b = -1, -1
-        for i in range(3):
-            label = lab[cell_lines[c, i]]
-            if label >= 0:
-                if a < 0:
-                    a = label
-                else:
-                    b = label
-        free = False
-        for third in range(m):
-            if used[cube_of[a, b, third]] == 0:
-                free = True
-                break
-        if not free:
-            _unmark(p, start[p + 1], start, cells, cell_lines, cube_of, lab, used)
-            lab[line] = -1
-            return False
+    if not _covered(cell_lines, cover, every, lab, used):
+        _unmark(p, start[p + 1], start, cells, cell_lines, cube_of, lab, used)
+        lab[line] = -1
+        return False
     sums[v] += lengths[line]
     return True
 
@@ -159,7 +197,7 @@ def _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used, su
 
 
 @njit(cache=True, nogil=True)
-def _run(order, start, cells, ostart, ocells, cell_lines, cube_of, lengths, total, m,
+def _run(order, start, cells, cell_lines, cube_of, cover, every, lengths, total, m,
          lab, used, sums, top, nxt, state, out, budget):
     """Continue the search for `budget` nodes or until `out` is full; state[0] is the depth
     (-1: finished), state[1] the solutions written to `out` in this call."""
@@ -185,8 +223,8 @@ def _run(order, start, cells, ostart, ocells, cell_lines, cube_of, lengths, tota
             continue
         nxt[p] = v + 1
         nodes += 1
-        if _place(p, v, order, start, cells, ostart, ocells, cell_lines, cube_of, lengths,
-                  total, m, lab, used, sums):
+        if _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths,
+                  total, lab, used, sums):
             top[p + 1] = max(top[p], v + 1)
             p += 1
             nxt[p] = 0
@@ -217,8 +255,8 @@ class LabelSearch:
 
     def step(self, budget: int = SLICE_NODES) -> np.ndarray:
         t = self.tables
-        self.nodes += _run(t.order, t.complete_start, t.complete_cells, t.open_start,
-                           t.open_cells, t.cell_lines, t.cube_of,
+        self.nodes += _run(t.order, t.complete_start, t.complete_cells, t.cell_lines,
+                           t.cube_of, t.cover, t.every,
                            t.lengths, t.total, t.labels, self.lab, self.used, self.sums,
                            self.top, self.nxt, self.state, self.out, budget)
         return self.out[: self.state[1]].copy()
@@ -234,3 +272,108 @@ class LabelSearch:
             width /= min(int(self.top[p]) + 1, t.labels)
             share += max(int(self.nxt[p]) - 1, 0) * width
         return min(share, 1.0)
+
+
+@njit(cache=True, nogil=True)
+def _subtree(p0, top0, order, start, cells, cell_lines, cube_of, cover, every, lengths, total,
+             m, lab, used, sums):
+    """(solutions, nodes) below position p0, searched in full; the state is restored."""
+    size = order.shape[0]
+    top = np.zeros(size + 1, np.int32)
+    nxt = np.zeros(size + 1, np.int32)
+    top[p0] = top0
+    p, solutions, nodes = p0, 0, 0
+    while p >= p0:
+        if p == size:
+            solutions += 1
+            p -= 1
+            _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used, sums)
+            continue
+        v = nxt[p]
+        if v > top[p] or v >= m:
+            p -= 1
+            if p >= p0:
+                _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used,
+                         sums)
+            continue
+        nxt[p] = v + 1
+        nodes += 1
+        if _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths,
+                  total, lab, used, sums):
+            top[p + 1] = max(top[p], v + 1)
+            p += 1
+            nxt[p] = 0
+    return solutions, nodes
+
+
+@njit(cache=True, nogil=True)
+def _walks(order, start, cells, cell_lines, cube_of, cover, every, lengths, total, m, cubes,
+           walks, seed, exhaust, nodes_out, solutions_out):
+    """`walks` random walks (module doc); walk i's estimates into nodes_out[i] and
+    solutions_out[i]."""
+    np.random.seed(seed)
+    size = order.shape[0]
+    accepted = np.empty(m, np.int32)
+    for i in range(walks):
+        lab = np.full(size, -1, np.int32)
+        used = np.zeros(cubes, np.uint8)
+        sums = np.zeros(m, np.int64)
+        weight, nodes, top, p = 1.0, 1.0, 0, 0
+        while p < size - exhaust:
+            tried = min(top + 1, m)  # first appearance: labels 0 .. top
+            k = 0
+            for v in range(tried):
+                if _place(p, v, order, start, cells, cell_lines, cube_of, cover, every,
+                          lengths, total, lab, used, sums):
+                    accepted[k] = v
+                    k += 1
+                    _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used,
+                             sums)
+            nodes += weight * tried
+            if k == 0:
+                break
+            v = accepted[np.random.randint(k)]
+            weight *= k
+            _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths,
+                   total, lab, used, sums)
+            top = max(top, v + 1)
+            p += 1
+        found = 0.0
+        if p == size - exhaust:
+            below, searched = _subtree(p, top, order, start, cells, cell_lines, cube_of, cover,
+                                       every, lengths, total, m, lab, used, sums)
+            nodes += weight * searched
+            found = weight * below
+        nodes_out[i] = nodes
+        solutions_out[i] = found
+
+
+@dataclass
+class TreeEstimate:
+    """Knuth's estimates over `walks` walks: means and their standard errors. The solutions
+    are counted up to renaming, as the search finds them."""
+
+    walks: int
+    seed: int
+    exhaust: int
+    nodes: float
+    nodes_error: float
+    solutions: float
+    solutions_error: float
+    walks_to_a_solution: int
+
+
+def estimate(geo: Pyramid, walks: int, seed: int = 1, exhaust: int = 0) -> TreeEstimate:
+    """Knuth's estimate of the search's nodes and solutions, the last `exhaust` positions
+    searched in full (module doc)."""
+    t = search_tables(geo)
+    exhaust = min(max(exhaust, 0), len(t.order))
+    nodes = np.empty(walks, np.float64)
+    solutions = np.empty(walks, np.float64)
+    _walks(t.order, t.complete_start, t.complete_cells, t.cell_lines, t.cube_of, t.cover,
+           t.every, t.lengths, t.total, t.labels, len(geo.cubes), walks, seed, exhaust, nodes,
+           solutions)
+    root = np.sqrt(max(walks, 1))
+    return TreeEstimate(walks, seed, exhaust, float(nodes.mean()), float(nodes.std() / root),
+                        float(solutions.mean()), float(solutions.std() / root),
+                        int(np.count_nonzero(solutions)))

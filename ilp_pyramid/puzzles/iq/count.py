@@ -128,10 +128,14 @@ def _part_summary(instance: Instance, table: np.ndarray,
 def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
                     progress: Callable[[int, int], None] | None = None,
                     time_limit: float | None = None,
-                    output: BinaryIO | None = None) -> CountReport:
+                    output: BinaryIO | None = None, skip_cffi: bool = False) -> CountReport:
     """Count the fillings over `jobs` processes (see `exact_cover.count_exact_cover` for the
-    split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish."""
-    from ilp_pyramid.backends.exact_cover import count_exact_cover  # numba: loaded when used
+    split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish.
+    `skip_cffi`: see `exact_cover.load_kernels`."""
+    # numba: loaded when used
+    from ilp_pyramid.backends.exact_cover import count_exact_cover, load_kernels
+
+    load_kernels(skip_cffi=skip_cffi)
 
     start = time.perf_counter()
     rows, primary, secondary = instance.exact_cover_rows()

@@ -40,7 +40,6 @@ class Settings:
     temperature: float = 0.3  # simulated annealing at a fixed temperature (delta in cubes)
     p_target: float = 0.5  # share of moves aimed at a missing cube
     p_triple: float = 0.2  # share of one-for-two swaps (moves lengths between labels)
-    p_scan: float = 0.0  # share of swaps that try every partner and take the best
     # share of moves that re-label one line alone, the counting condition free to break
     # (None: by N); at N=6 they took a descent far lower (docs/hybrid.md, "Single-line moves")
     p_single: float | None = None
@@ -268,8 +267,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                                                    elapsed)
         repairing = family_ok or region_ok
         search.run(settings.chunk, settings.temperature, settings.p_target, settings.p_triple,
-                   stop_at=max(level, region_level) if repairing else -1,
-                   p_scan=settings.p_scan, p_single=single)
+                   stop_at=max(level, region_level) if repairing else -1, p_single=single)
         if search.best < best:
             best = search.best
             best_labels = search.best_labels.copy()

@@ -43,23 +43,27 @@ from ilp_pyramid.puzzles.bel.lns.arrays import arrays
 SC_CONFLICTS, SC_NCONF, SC_NMISS = 0, 1, 2
 
 
-def _kernel(inline: bool = False, helper: bool = True):
+def _kernel(inline: str = "", helper: bool = True):
     """njit without numba's reference counting (these loops never allocate).
 
     With it, every array handed to a helper costs an atomic incref/decref pair that LLVM's
     pruning does not remove: the move loop ran several times slower (docs/hybrid.md).
 
-    `inline`: the helper is compiled once per signature and LLVM inlines it into every caller
-    (its alwaysinline attribute), so no call is left in the move loop. numba's own inlining
-    (inline="always") gives the loop the same shape but copies and types the helper's body
-    again at every call site, which made the first compile of run_moves take most of the
-    first run of a fresh install (docs/hybrid.md, "The first compile").
+    `inline` "llvm": the helper is compiled once per signature and LLVM inlines it into every
+    caller (its alwaysinline attribute), so no call is left in the move loop. numba's own
+    inlining (inline="always") gives the loop the same shape but copies and types the
+    helper's body again at every call site, which made the first compile of run_moves take
+    most of the first run of a fresh install (docs/hybrid.md, "The first compile").
+    `inline` "numba": numba's own, for a helper with one call site, where that copy is the
+    only one: it then has no compile of its own, whose fixed part (its signature carries the
+    state's sixteen arrays) cost more than its body.
 
     `helper`: called from compiled code only, so without the entries Python would call it by
     (the wrapper that unboxes each of the state's arrays is the larger part of a helper's code
     to compile); init_state and run_moves, which Python calls, keep theirs.
     """
-    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy", forceinline=inline,
+    return njit(cache=True, nogil=True, _nrt=False, error_model="numpy",
+                forceinline=inline == "llvm", inline="always" if inline == "numba" else "never",
                 no_cpython_wrapper=helper, no_cfunc_wrapper=helper)
 
 
@@ -87,14 +91,14 @@ def _uniform(rng):
     return np.float64(_next(rng)) * (1.0 / 9007199254740992.0)
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _ix(x):
     """An index known to be >= 0, as an unsigned number: numba then leaves out the test for
     a negative index (Python's count from the end) that it puts on every signed one."""
     return np.uint64(x)
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _list_add(items, pos, sc, slot, k):
     m = sc[slot]
     items[m] = k
@@ -102,7 +106,7 @@ def _list_add(items, pos, sc, slot, k):
     sc[slot] = m + 1
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _list_remove(items, pos, sc, slot, k):
     m = sc[slot] - 1
     p = pos[k]
@@ -113,7 +117,7 @@ def _list_remove(items, pos, sc, slot, k):
     sc[slot] = m
 
 
-@_kernel(inline=True)
+@_kernel(inline="numba")  # _set_label's
 def _remove_cell(c, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
      pool_size, pool_pos, touched, accept) = state
@@ -132,7 +136,7 @@ def _remove_cell(c, state):
         _list_add(miss, miss_pos, sc, SC_NMISS, k)
 
 
-@_kernel(inline=True)
+@_kernel(inline="numba")  # _set_label's
 def _add_cell(c, k, state):
     (lab, cellcube, cnt, bucket, bpos, conf, conf_pos, miss, miss_pos, sc, rng, pool,
      pool_size, pool_pos, touched, accept) = state
@@ -149,7 +153,7 @@ def _add_cell(c, k, state):
     cellcube[c] = k
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _pool_add(i, key, pool, pool_size, pool_pos):
     m = pool_size[key]
     pool[key, m] = i
@@ -157,7 +161,7 @@ def _pool_add(i, key, pool, pool_size, pool_pos):
     pool_size[key] = m + 1
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _pool_remove(i, key, pool, pool_size, pool_pos):
     m = pool_size[key] - 1
     last = pool[key, m]
@@ -166,7 +170,7 @@ def _pool_remove(i, key, pool, pool_size, pool_pos):
     pool_size[key] = m
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _set_label(i, q, geom, state):
     (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
      line_others) = geom
@@ -185,7 +189,7 @@ def _set_label(i, q, geom, state):
             _add_cell(c, k, state)
 
 
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _moved_label(line, i, q, j, j2, p, lab):
     """A line's label after the move that gives i the label q and j, j2 the label p."""
     if line == i:
@@ -198,7 +202,7 @@ def _moved_label(line, i, q, j, j2, p, lab):
 # Inlined by force: as a call, every array of the two tuples goes on the stack field by field
 # (some 130 words a call), which took a quarter of the N=6 walk's time when LLVM, on a larger
 # body, stopped inlining it by itself (docs/notes/frontier_log.md, "Profiling the N=6 kernel").
-@_kernel(inline=True)
+@_kernel(inline="llvm")
 def _delta(i, q, j, j2, p, geom, state):
     """How many more repeated cubes the move (i -> q, j and j2 -> p; j, j2 = -1 for none)
     would leave, computed without making it.
@@ -341,7 +345,7 @@ def _target_label(rng, c, i, p, geom, state, labels):
 def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     """Up to `moves` moves. Stops early after a move that changed the labels and left at most
     `stop_at` repeated cubes (so the caller can try a repair there), and always at zero.
-    params = [temperature, p_target, p_triple, p_scan, p_single].
+    params = [temperature, p_target, p_triple, p_single].
     Returns (best conflicts, moves made)."""
     (cell_line, line_start, line_cells, line_len, len_start, len_lines, cube_id,
      line_others) = geom
@@ -350,8 +354,7 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
     temperature = params[0]
     p_target = params[1]
     p_triple = params[2]
-    p_scan = params[3]
-    p_single = params[4]
+    p_single = params[3]
     num_lines = lab.shape[0]
     # exp(-delta / temperature) for every delta a move can have, computed here by the same
     # call as before, so a table look-up gives the same bits: libm's exp took a share of the
@@ -391,57 +394,25 @@ def run_moves(geom, state, best_lab, best, moves, labels, params, stop_at):
             j2 = _partner(rng, state, labels, length - b, q, j)
             if j2 < 0:
                 continue
-        elif p_scan > 0.0 and _uniform(rng) < p_scan:
-            # the best partner: every line of this length that carries q, tried in turn
-            _set_label(i, q, geom, state)
-            j = np.int64(-1)
-            best_delta = 1 << 30
-            ties = 0
-            for t in range(len_start[length], len_start[length + 1]):
-                cand = np.int64(len_lines[t])
-                if lab[cand] != q or cand == i:
-                    continue
-                _set_label(cand, p, geom, state)
-                d = sc[SC_CONFLICTS] - cur
-                _set_label(cand, q, geom, state)
-                if d < best_delta:
-                    best_delta = d
-                    j = cand
-                    ties = 1
-                elif d == best_delta:
-                    ties += 1
-                    if _below(rng, ties) == 0:
-                        j = cand
-            if j < 0:
-                _set_label(i, p, geom, state)
-                continue
-            _set_label(j, p, geom, state)
         else:
             j = _partner(rng, state, labels, length, q, i)
             if j < 0:
                 continue
-        if lab[i] == q:  # the scan has made its move: weigh it as it stands
-            delta = sc[SC_CONFLICTS] - cur
-        else:
-            delta = _delta(i, q, j, j2, p, geom, state)
+        delta = _delta(i, q, j, j2, p, geom, state)
         if delta <= 0 or _uniform(rng) < (accept[delta] if delta < accept.shape[0]
                                           else math.exp(-delta / temperature)):
-            if lab[i] != q:
-                _set_label(i, q, geom, state)
-                if j >= 0:
-                    _set_label(j, p, geom, state)
-                if j2 >= 0:
-                    _set_label(j2, p, geom, state)
+            # i to q, j and j2 (where there are) to p, in that order, through one call of
+            # _set_label: each call is a copy of its body in the loop to compile
+            for which in range(3):
+                line = i if which == 0 else (j if which == 1 else j2)
+                if line >= 0:
+                    _set_label(line, q if which == 0 else p, geom, state)
             if sc[SC_CONFLICTS] < best:
                 best = sc[SC_CONFLICTS]
                 for t in range(num_lines):
                     best_lab[t] = lab[t]
             if sc[SC_CONFLICTS] <= stop_at:
                 break
-        elif lab[i] == q:  # a refused scan move is unmade
-            if j >= 0:
-                _set_label(j, q, geom, state)
-            _set_label(i, p, geom, state)
     return best, made
 
 
@@ -482,7 +453,7 @@ def compile_plan(geom: tuple, state: tuple) -> tuple[list, list, list]:
 
     g, s, rng = typeof(geom), typeof(state), typeof(state[10])
     i64, i32 = typeof(np.int64(0)), typeof(np.int32(0))
-    lab, params = typeof(state[0]), typeof(np.zeros(5))
+    lab, params = typeof(state[0]), typeof(np.zeros(4))
     first = [(_set_label, (i64, i64, g, s)),
              (_partner, (rng, s, i64, i64, i64, i64)),
              (_uniform, (rng,))]
@@ -590,11 +561,10 @@ class LocalSearch:
         self.best = int(init_state(self.geom, self.state))
 
     def run(self, moves: int, temperature: float, p_target: float = 0.5,
-            p_triple: float = 0.2, stop_at: int = 0, p_scan: float = 0.0,
-            p_single: float = 0.0) -> int:
+            p_triple: float = 0.2, stop_at: int = 0, p_single: float = 0.0) -> int:
         """Up to `moves` moves, or until a move leaves at most `stop_at` repeated cubes;
         returns the best number of repeated cubes so far."""
-        params = np.array([temperature, p_target, p_triple, p_scan, p_single], dtype=np.float64)
+        params = np.array([temperature, p_target, p_triple, p_single], dtype=np.float64)
         best, made = run_moves(self.geom, self.state, self.best_labels, self.best, int(moves),
                                self.num_labels, params, int(stop_at))
         self.best = int(best)

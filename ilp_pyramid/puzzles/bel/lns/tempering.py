@@ -77,8 +77,7 @@ class Tempering:
                 self.exchanges[0] += 1
 
     def run(self, moves: int, temperature: float = 0.0, p_target: float = 0.5,
-            p_triple: float = 0.2, stop_at: int = 0, p_scan: float = 0.0,
-            p_single: float = 0.0) -> int:
+            p_triple: float = 0.2, stop_at: int = 0, p_single: float = 0.0) -> int:
         """About `moves` moves in all (segments per replica, exchanges between them), or until
         a replica stands at `stop_at` or fewer repeated cubes (then it is the one `labels`
         shows). `temperature` is ignored: the ladder replaces it."""
@@ -88,7 +87,7 @@ class Tempering:
             for slot, r in enumerate(self.at):
                 replica = self.replicas[r]
                 replica.run(self.segment, self.ladder[slot], p_target, p_triple, stop_at,
-                            p_scan, p_single)
+                            p_single)
                 if replica.best < self.best:
                     self.best = replica.best
                     self.best_labels = replica.best_labels.copy()
