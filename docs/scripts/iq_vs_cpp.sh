@@ -8,7 +8,7 @@
 # The C++ solver (github.com/zigzag2050/IQPyramidSolver) is built outside the repository:
 #   IQ_CPP=/path/to/IQPyramidSolver bash docs/scripts/iq_vs_cpp.sh [RESULTS] [REPEAT]
 # Check `uptime` first: the records keep the load, and only an idle machine's figures belong
-# in the pages (docs/iq.md renders docs/data/iq_count.jsonl, which measure.sh writes).
+# in the pages (docs/iq.md renders docs/data/iq_vs_cpp.jsonl; measure.sh's stage 5 runs this).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # Timed as a user has it: with Python's bytecode cache (an installed package has one).

@@ -93,18 +93,12 @@ fresh docs/data/highs_strategies_n3.jsonl
 $B --resume --n 3 --solver highs --repeat 3 --time-limit 60 --results docs/data/highs_strategies_n3.jsonl \
    --grid "strategy=none,LabelPermutationImportance,TopCubeOrdering+LabelPermutationImportance,LabelPermutation+Automorphism,CakeSliceOrdering,AntiMirror"
 
-# 5. IQ counts on two cores against the C++ IQPyramidSolver (Dancing Links + TBB, both cores),
-#    interleaved run by run: the triangle counted (the C++ prints every filling to its stdout),
-#    the rectangle listed into a file by both.
-fresh docs/data/iq_count.jsonl
-cpp=()
+# 5. IQ counts on two cores against the C++ IQPyramidSolver, interleaved run by run: its own
+#    script, which needs the C++ solver built outside the repository (IQ_CPP).
 if [ -n "${IQ_CPP:-}" ]; then
-  cpp=(--external "cpp-triangle=$IQ_CPP -t t" --external "cpp-rectangle=$IQ_CPP -t r -o /tmp/iq_cpp_rectangle.txt")
+  fresh docs/data/iq_vs_cpp.jsonl
+  bash docs/scripts/iq_vs_cpp.sh docs/data/iq_vs_cpp.jsonl
 fi
-$B --resume --repeat 5 --warmup 1 --time-limit 600 --results docs/data/iq_count.jsonl \
-   --command 'triangle-jobs2=iq count triangle --jobs 2' \
-   --command 'rectangle-jobs2=iq count rectangle --jobs 2 --output /tmp/iq_rectangle.txt' \
-   "${cpp[@]}"
 
 # 6. The views battery (one million cases) and generated Sudoku Cubes (one process each).
 fresh docs/data/other_puzzles.jsonl
