@@ -89,9 +89,10 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def dask_cluster(tmp_path_factory):
     """(address, [worker process ids]) of a `dask scheduler` and two one-thread `dask worker`
-    processes on 127.0.0.1, kept for the session and stopped at its end. Processes of their
-    own, never a LocalCluster in the test process: its pool and resource tracker would be
-    every later test's in that process."""
+    processes on 127.0.0.1, kept for the session and stopped at its end (without nannies: a
+    worker is one process, which SIGTERM stops at once, where a nanny's graceful close took
+    seconds of the session's end). Processes of their own, never a LocalCluster in the test
+    process: its pool and resource tracker would be every later test's in that process."""
     pytest.importorskip("distributed", reason="Dask's distributed is not installed")
     from distributed import Client
 
@@ -107,8 +108,8 @@ def dask_cluster(tmp_path_factory):
     try:
         for name in ("w1", "w2"):
             procs.append(subprocess.Popen(
-                dask + ["worker", address, "--nthreads", "1", "--no-dashboard", "--name", name,
-                        "--local-directory", str(work / name)], **quiet))
+                dask + ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
+                        "--name", name, "--local-directory", str(work / name)], **quiet))
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
         yield address, [p.pid for p in procs[1:]]
