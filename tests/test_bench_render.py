@@ -9,6 +9,7 @@ import pytest
 
 from ilp_pyramid.bench.records import SCHEMA
 from ilp_pyramid.bench.render import render_text
+from ilp_pyramid.errors import InputError
 
 ROOT = Path(__file__).parent.parent
 MARKER = "<!-- bench:data/runs.jsonl:table=summary -->"
@@ -242,3 +243,23 @@ def test_the_hard_table_names_the_instances_the_virtual_best_needs_ten_seconds_f
     assert [row[1:] for row in rows] == [["n=4", "12.00", "kissat 12.00", "highs", "cbc"],
                                          ["n=5", "none", "-", "highs, kissat", "cbc"]]
     assert "bel: 2 of 3, failing an instance it ran: kissat, highs" in text
+
+
+def test_over_pools_the_runs_a_grid_key_told_apart(tmp_path):
+    """Seeds given through `--grid s=...` are params; `over=s` makes them one configuration's
+    runs (min / median / max over all of them), and a name no record has is bad input."""
+    data = tmp_path / "data" / "r.jsonl"
+    walls = {"after": [1.0, 5.0, 2.0], "before": [3.0, 4.0, 9.0]}
+    _write(data, [{**_record(label, 5, 1, wall, wall * 2), "key": f"{label} {s}",
+                   "params": {"n": 5, "s": str(s)}}
+                  for label, times in walls.items()
+                  for s, wall in zip((0, 1, 100), times, strict=True)])
+    page = tmp_path / "p.md"
+    page.write_text("<!-- bench:data/r.jsonl:table=summary:over=s -->\n<!-- /bench -->\n")
+    rows = _table_rows(render_text(page.read_text(), tmp_path))
+    assert [(r[0], r[2], r[4], r[5], r[6]) for r in rows] == [
+        ("after", "3", "1.00", "2.00", "5.00"), ("before", "3", "3.00", "4.00", "9.00")]
+    split = _table_rows(render_text(page.read_text().replace(":over=s", ""), tmp_path))
+    assert len(split) == 6
+    with pytest.raises(InputError, match="over=seed: no record has that param"):
+        render_text(page.read_text().replace("over=s", "over=seed"), tmp_path)

@@ -17,7 +17,8 @@ of column -> cell text its writer made, for results that are no timed runs, such
 `hard`: per family, the instances the virtual best needs HARD_SECONDS or more for, or that
 no solver answered, each with who answered it and who did not within the limit),
 the time that scores (`time=solve`, the
-default, or `time=wall`) and optional filters
+default, or `time=wall`), the params runs are pooled over (`over=s`: seeds a template took
+through `--grid s=...`, one configuration's runs) and optional filters
 `field=v1,v2` on the configuration columns of the records (label, puzzle, solver and the
 grid point's params: n, formulation, strategies as A+B, ...) or on status. `render` rewrites
 every block from its data; `--check` only compares. Markers shown as examples, inside code
@@ -70,6 +71,9 @@ class TableSpec:
     table: str = "summary"
     filters: tuple[tuple[str, tuple[str, ...]], ...] = ()
     time: str = DEFAULT_TIME  # the time that scores (par2 tables)
+    # Params the table pools runs over (`over=s`: seeds a template took through --grid s=...,
+    # whose runs are one configuration's repeats, not configurations of their own).
+    over: tuple[str, ...] = ()
 
 
 def parse_spec(text: str) -> TableSpec:
@@ -77,7 +81,7 @@ def parse_spec(text: str) -> TableSpec:
     path, *options = text.strip().split(":")
     if not path:
         raise InputError(f"bench marker {text!r}: no results file named")
-    table, filters, time = "summary", [], DEFAULT_TIME
+    table, filters, time, over = "summary", [], DEFAULT_TIME, ()
     for option in options:
         name, sep, value = option.partition("=")
         name = name.strip()
@@ -88,13 +92,15 @@ def parse_spec(text: str) -> TableSpec:
         elif name == "time":
             time = value.strip()
             time_fields(time)
+        elif name == "over":
+            over = tuple(v.strip() for v in value.split(","))
         elif _FIELD.match(name):  # a field of the records: checked against them (select)
             filters.append((name, tuple(v.strip() for v in value.split(","))))
         else:
             raise InputError(f"bench marker {text!r}: {name!r} is no field name")
     if table not in TABLES:
         raise InputError(f"unknown table {table!r} (choose from {', '.join(TABLES)})")
-    return TableSpec(path, table, tuple(filters), time)
+    return TableSpec(path, table, tuple(filters), time, over)
 
 
 def select(records: Sequence[dict], filters: Sequence[tuple[str, Sequence[str]]]
@@ -321,11 +327,23 @@ def provenance(records: Sequence[dict], source: str) -> str:
 
 
 def table_text(path: Path, table: str, filters=(), source: str | None = None,
-               time: str = DEFAULT_TIME) -> str:
+               time: str = DEFAULT_TIME, over: Sequence[str] = ()) -> str:
     records = select(read_results(path), filters)
     if not records:
         raise InputError(f"{path}: no records{' match the filters' if filters else ''}")
-    return markdown(records, table, source or str(path), time)
+    return markdown(pooled(records, over), table, source or str(path), time)
+
+
+def pooled(records: Sequence[dict], over: Sequence[str]) -> list[dict]:
+    """The records with the params `over` left out (copies), so that runs differing only in
+    them count as one configuration's runs; InputError for a name no record has as a param."""
+    if not over:
+        return list(records)
+    held = {name for r in records for name in (r.get("params") or {})}
+    if missing := [name for name in over if name not in held]:
+        raise InputError(f"over={','.join(missing)}: no record has that param")
+    return [{**r, "params": {k: v for k, v in (r.get("params") or {}).items()
+                             if k not in over}} for r in records]
 
 
 def blocks(text: str) -> list[re.Match]:
@@ -360,7 +378,7 @@ def _block(match: re.Match, base: Path) -> str:
     path = base / spec.path
     if not path.is_file():
         raise InputError(f"bench marker names {spec.path}, which is not a file")
-    body = table_text(path, spec.table, spec.filters, spec.path, spec.time)
+    body = table_text(path, spec.table, spec.filters, spec.path, spec.time, spec.over)
     return f"{match.group(1)}\n{body}\n{match.group(4)}"
 
 
