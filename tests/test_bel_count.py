@@ -20,6 +20,7 @@ from ilp_pyramid.puzzles.bel.count import (
     count_by_d4,
     count_by_ganak,
     count_by_sat,
+    count_by_scip,
     count_by_search,
 )
 from ilp_pyramid.puzzles.bel.geometry import pyramid
@@ -59,7 +60,9 @@ def _every_labelling(n: int) -> set[tuple[int, ...]]:
 
 def test_every_method_gives_the_same_two_numbers_at_n2():
     pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
-    results = [count_by_sat(2), count_by_search(2), count_by_d4(2), count_by_ganak(2)]
+    pytest.importorskip("pyscipopt", reason="the scip extra (pyscipopt) is not installed")
+    results = [count_by_sat(2), count_by_search(2), count_by_d4(2), count_by_ganak(2),
+               count_by_scip(2)]
     assert all(r.status == COUNTED for r in results)
     assert len({(r.labelled, r.classes) for r in results}) == 1
     # The labelled count is every renaming of what was enumerated, each once.

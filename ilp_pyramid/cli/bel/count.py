@@ -53,7 +53,9 @@ def count(
 
     Methods: sat (SAT enumeration, label renamings broken by first appearance), search (a
     compiled backtracking over line labels), d4 and ganak (the #SAT counters D4 and Ganak, up to
-    symmetry by Burnside's lemma; pip install 'ilp-pyramid[count]'). Classes of enumerated
+    symmetry by Burnside's lemma; pip install 'ilp-pyramid[count]'), scip (SCIP's counting mode
+    on the CNF as a 0-1 program, the same way; pip install 'ilp-pyramid[scip]'). Classes of
+    enumerated
     solutions come from canonical forms, checked by the orbit-stabiliser theorem; class
     representatives are verified. Exit codes: 0 counted (every finished method agrees), 1 the
     methods disagree (no number printed), 2 bad input, 3 time limit before any method finished

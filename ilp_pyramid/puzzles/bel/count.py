@@ -19,6 +19,8 @@ Methods, each independent of the others in how it finds the solutions:
   on the conjugacy class of g in G and the cycle type of pi, so one (g, pi) per pair of
   classes is counted and weighted by the pair's size.
 - "ganak": the same counts by Ganak (optional `pyganak`), a counter written apart from D4.
+- "scip": the same counts by SCIP's counting mode (optional `pyscipopt`) on the CNF as a 0-1
+  program: the MIP side's column, a branch and bound that lists no solution but visits each.
 
 The enumerating methods also check the orbit-stabiliser theorem on every class: a class whose
 representative is fixed by |Stab| elements of G x S holds exactly |G| / |Stab| of the
@@ -52,7 +54,7 @@ from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.puzzles.bel.symmetry import group_order
 from ilp_pyramid.verify.bel import verify_solution
 
-METHODS = ("sat", "search", "d4", "ganak")
+METHODS = ("sat", "search", "d4", "ganak", "scip")
 # The two exact counters where installed: they count without listing, where the enumerations
 # list every solution up to renaming (docs/counts.md); sat stands in for a missing counter.
 DEFAULT_METHODS = ("d4", "ganak")
@@ -362,15 +364,17 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
 
 # The exact model counters: method name -> the module `need` checks (count_cnf holds each
 # counter's call).
-COUNTERS = {"d4": "py_d4", "ganak": "pyganak"}
+COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 
 
 def _model_count(method: str, clauses: list[list[int]], num_vars: int,
                  decompose: bool) -> int:
-    from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count
+    from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count, scip_count
 
     if method == "d4":
         return d4_count(clauses, num_vars, decompose)
+    if method == "scip":
+        return scip_count(clauses, num_vars)
     return ganak_count(clauses, num_vars)
 
 
@@ -397,7 +401,7 @@ def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
 
 def count_by_model_counter(method: str, n: int, deadline: float | None = None,
                            progress: Progress | None = None) -> MethodCount:
-    """An exact counter's (d4 or ganak) labelled count and Burnside's classes; InputError
+    """An exact counter's (d4, ganak or scip) labelled count and Burnside's classes; InputError
     naming the extra when the counter is not installed."""
 
     need(COUNTERS[method])
@@ -458,6 +462,11 @@ def count_by_ganak(n: int, deadline: float | None = None,
     return count_by_model_counter("ganak", n, deadline, progress)
 
 
+def count_by_scip(n: int, deadline: float | None = None,
+                  progress: Progress | None = None) -> MethodCount:
+    return count_by_model_counter("scip", n, deadline, progress)
+
+
 def _children_cpu() -> float:
     import resource
 
@@ -510,7 +519,7 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
 
 
 RUNNERS = {"sat": count_by_sat, "search": count_by_search, "d4": count_by_d4,
-           "ganak": count_by_ganak}
+           "ganak": count_by_ganak, "scip": count_by_scip}
 
 
 def default_methods() -> list[str]:
