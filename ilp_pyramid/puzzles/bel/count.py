@@ -373,9 +373,7 @@ def _model_count(method: str, clauses: list[list[int]], num_vars: int,
 
     if method == "d4":
         return d4_count(clauses, num_vars, decompose)
-    if method == "scip":
-        return scip_count(clauses, num_vars)
-    return ganak_count(clauses, num_vars)
+    return {"ganak": ganak_count, "scip": scip_count}[method](clauses, num_vars)
 
 
 def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
