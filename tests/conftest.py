@@ -89,8 +89,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def dask_cluster(tmp_path_factory):
     """(address, [worker process ids]) of a `dask scheduler` and two one-thread `dask worker`
-    processes on 127.0.0.1, kept for the session and stopped at its end (without nannies: a
-    worker is one process, which SIGTERM stops at once, where a nanny's graceful close took
+    processes on 127.0.0.1, kept for the session and killed at its end (without nannies: a
+    worker is one process, which SIGKILL ends at once, where a nanny's graceful close took
     seconds of the session's end). Processes of their own, never a LocalCluster in the test
     process: its pool and resource tracker would be every later test's in that process."""
     pytest.importorskip("distributed", reason="Dask's distributed is not installed")
@@ -114,14 +114,12 @@ def dask_cluster(tmp_path_factory):
             client.wait_for_workers(2, timeout=60)
         yield address, [p.pid for p in procs[1:]]
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in reversed(procs):
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # SIGKILL: nothing of theirs is kept, and a worker told to stop gracefully while the
+        # scheduler stops too waits for it (CI once spent 15 s of the session's end there).
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -152,3 +152,39 @@ def test_export_stops_and_leaves_no_file_behind(tmp_path, signum):
     check(child, signum)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
     assert list(temp.iterdir()) == []
+
+
+# A signal that lands inside a callback whose exceptions Python swallows (here an at-fork
+# hook, as logging's is): CI once saw the Interrupted printed as "Exception ignored" there and
+# the command ended by the watchdog, its cleanup skipped.
+SWALLOWED = """
+import os, signal, sys
+from ilp_pyramid.cli.signals import install_signal_handlers
+
+install_signal_handlers()
+
+def hook():
+    os.kill(os.getpid(), SIGNUM)
+    for _ in range(100_000):  # the handler runs here, inside the hook
+        pass
+
+os.register_at_fork(after_in_parent=hook)
+try:
+    if os.fork() == 0:
+        os._exit(0)
+    os.wait()
+    for _ in range(10**9):
+        pass
+except KeyboardInterrupt as exc:
+    print("cleaned up", exc.exit_code)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_swallowed_by_a_fork_hook_still_reaches_the_cleanup(tmp_path, signum):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", SWALLOWED.replace("SIGNUM", str(int(signum)))],
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60,
+                          start_new_session=True)
+    assert done.stdout == f"cleaned up {EXIT[signum]}\n", done.stderr
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr

@@ -8,6 +8,7 @@ commands are imported.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
@@ -36,6 +37,29 @@ def _on_signal(signum, frame) -> None:
     for sig in _SIGNALS:  # a second Ctrl-C during cleanup must not print a traceback
         signal.signal(sig, signal.SIG_IGN)
     raise Interrupted(signum)
+
+
+def _raise_again(unraisable) -> None:
+    """sys.unraisablehook: a signal that landed in code whose exceptions Python swallows (an
+    at-fork callback such as logging's, a __del__) raises its Interrupted again in the main
+    thread once it has left that code, where cleanup runs as for any signal, instead of being
+    printed as "Exception ignored" and leaving the watchdog to end the process."""
+    exc = unraisable.exc_value
+    if not isinstance(exc, Interrupted) or os.getpid() != _state["pid"]:
+        _state["unraisablehook"](unraisable)
+        return
+    # Raised from another thread, a moment later: raised here it would be swallowed again.
+    threading.Thread(target=_interrupt_main_soon, args=(exc.signum,), daemon=True).start()
+    signal.signal(exc.signum, _on_signal)
+
+
+def _interrupt_main_soon(signum: int) -> None:
+    time.sleep(0.02)
+    for _ in range(100):  # the main thread re-arms the handler as it leaves the hook
+        if signal.getsignal(signum) is _on_signal:
+            _thread.interrupt_main(signum)
+            return
+        time.sleep(0.01)
 
 
 def _watchdog(reader: int) -> None:
@@ -73,6 +97,8 @@ def install_signal_handlers() -> dict:
         threading.Thread(target=_watchdog, args=(reader,), daemon=True,
                          name="signal-watchdog").start()
         os.register_at_fork(after_in_child=_forget_wakeup_fd)
+        _state["unraisablehook"] = sys.unraisablehook
+        sys.unraisablehook = _raise_again
     previous: dict = {sig: signal.getsignal(sig) for sig in _SIGNALS}
     if previous[signal.SIGINT] is not signal.SIG_IGN:  # e.g. started with nohup ... &
         signal.signal(signal.SIGINT, _on_signal)
