@@ -3,9 +3,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import socket
-import subprocess
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,46 +77,18 @@ def no_drat_trim(monkeypatch):
 SHARED_DASK = pytest.mark.xdist_group("dask")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def dask_cluster(tmp_path_factory):
     """(address, [worker process ids]) of a `dask scheduler` and two one-thread `dask worker`
-    processes on 127.0.0.1, kept for the session and killed at its end (without nannies: a
-    worker is one process, which SIGKILL ends at once, where a nanny's graceful close took
-    seconds of the session's end). Processes of their own, never a LocalCluster in the test
-    process: its pool and resource tracker would be every later test's in that process."""
+    processes on 127.0.0.1, kept for the session and killed at its end. Processes of their
+    own, never a LocalCluster in the test process: its pool and resource tracker would be
+    every later test's in that process."""
     pytest.importorskip("distributed", reason="Dask's distributed is not installed")
-    from distributed import Client
+    from ilp_pyramid.bench.dask_processes import scheduler_and_workers
 
-    work = tmp_path_factory.mktemp("cluster")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m", "dask"]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "stdin": subprocess.DEVNULL, "env": env, "cwd": work}
-    procs = [subprocess.Popen(dask + ["scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                      "--no-dashboard"], **quiet)]
-    try:
-        for name in ("w1", "w2"):
-            procs.append(subprocess.Popen(
-                dask + ["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard",
-                        "--name", name, "--local-directory", str(work / name)], **quiet))
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=60)
+    with scheduler_and_workers(2, tmp_path_factory.mktemp("cluster"), env) as (address, procs):
         yield address, [p.pid for p in procs[1:]]
-    finally:
-        # SIGKILL: nothing of theirs is kept, and a worker told to stop gracefully while the
-        # scheduler stops too waits for it (CI once spent 15 s of the session's end there).
-        for proc in procs:
-            proc.kill()
-        for proc in procs:
-            proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -304,3 +304,13 @@ def test_warmup_runs_each_configuration_first_and_records_none_of_them(cli, tmp_
     # the first two runs of each of the four configurations were not recorded
     assert sorted(lines) == sorted(["1", "2", "b1", "b2"] * (3 + 2))
     assert sorted(lines[:8]) == sorted(["1", "2", "b1", "b2"] * 2)  # before any timed run
+
+
+def test_warmup_runs_a_grids_points_as_one_configuration(cli, tmp_path):
+    """The points of a --grid (seeds, say) are runs of one configuration: warmed up once."""
+    results, tally = tmp_path / "r.jsonl", tmp_path / "tally"
+    result = _bench(cli, results, "--n", "1", "--grid", "s=1,2,3", "--warmup", "1",
+                    "--external", f"a=/bin/sh -c 'echo {{s}} >> {tally}'")
+    assert result.code == 0, result.err
+    assert len(read_results(results)) == 3
+    assert tally.read_text().split() == ["1", "1", "2", "3"]  # one warm-up, then the three

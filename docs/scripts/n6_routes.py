@@ -135,14 +135,6 @@ def _proc_cpu(pid: int) -> float:
     return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
     """`conquer-dask:STRATEGY+...`: `ilp-pyramid conquer N --strategy ... --scheduler` as the
     client of a Dask scheduler and WORKERS one-thread workers (no nanny: the worker is the
@@ -153,45 +145,23 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
     names the run: the conquest has no seed of its own."""
     import tempfile
 
+    from ilp_pyramid.bench.dask_processes import scheduler_and_workers
+
     strategy = route.split(":", 1)[1]
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    dask = [sys.executable, "-m", "dask"]
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "stdin": subprocess.DEVNULL, "preexec_fn": lambda: os.nice(5)}
     load = os.getloadavg()
-    with tempfile.TemporaryDirectory() as tmp:
-        procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port",
-                                   str(port), "--no-dashboard"], cwd=tmp, **quiet)]
-        try:
-            for i in range(WORKERS):
-                procs.append(subprocess.Popen(
-                    [*dask, "worker", address, "--nthreads", "1", "--no-nanny",
-                     "--no-dashboard", "--local-directory", f"{tmp}/w{i}"], cwd=tmp, **quiet))
-            subprocess.run([sys.executable, "-c", "from distributed import Client; "
-                            f"c = Client({address!r}, timeout='60s'); "
-                            f"c.wait_for_workers({WORKERS}, timeout=120); c.close()"],
-                           check=True, capture_output=True)
-            base = sum(_proc_cpu(p.pid) for p in procs)
-            before, start = _children_cpu(), time.perf_counter()
-            client = subprocess.Popen(
-                [*CLI, "conquer", str(n), "--strategy", strategy, "--record", f"{tmp}/rec",
-                 "--scheduler", address, "--cube-time", str(CLUSTER_CUBE_TIME), "--json"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                preexec_fn=_limit_cpu(cap), cwd=ROOT)
-            capped = _stop_at_cpu(client, procs, base, cap)
-            out, err = client.communicate()
-            wall = time.perf_counter() - start
-            cpu = _children_cpu() - before + sum(_proc_cpu(p.pid) for p in procs) - base
-        finally:
-            for proc in reversed(procs):
-                proc.terminate()
-            for proc in reversed(procs):
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+    with tempfile.TemporaryDirectory() as tmp, \
+            scheduler_and_workers(WORKERS, Path(tmp), niceness=5) as (address, procs):
+        base = sum(_proc_cpu(p.pid) for p in procs)
+        before, start = _children_cpu(), time.perf_counter()
+        client = subprocess.Popen(
+            [*CLI, "conquer", str(n), "--strategy", strategy, "--record", f"{tmp}/rec",
+             "--scheduler", address, "--cube-time", str(CLUSTER_CUBE_TIME), "--json"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_limit_cpu(cap), cwd=ROOT)
+        capped = _stop_at_cpu(client, procs, base, cap)
+        out, err = client.communicate()
+        wall = time.perf_counter() - start
+        cpu = _children_cpu() - before + sum(_proc_cpu(p.pid) for p in procs) - base
     outcome = {0: "verified", 1: "refuted"}.get(client.returncode, "capped" if capped else
                                                  f"error {client.returncode}: "
                                                  f"{err.strip()[-200:]}")

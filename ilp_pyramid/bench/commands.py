@@ -89,6 +89,10 @@ class CommandSpec:
     def group(self) -> tuple:
         return (self.label, self.n, self.solver, self.formulation, self.params)
 
+    def warm_group(self) -> tuple:
+        # a --grid's points (seeds, mostly) are runs of one configuration: warmed up once
+        return (self.label, self.n, self.solver, self.formulation)
+
     def describe(self) -> str:
         what = shlex.join(self.argv())
         if self.label != self.template.text:

@@ -97,6 +97,9 @@ class PuzzleRun:
     def group(self) -> tuple:
         return (self.puzzle, self.params, self.solver)
 
+    def warm_group(self) -> tuple:
+        return self.group()
+
     def describe(self) -> str:
         point = [f"{name}={value}" for name, value in self.params]
         seed = [] if self.solver_seed is None else [f"solver seed {self.solver_seed}"]

@@ -154,12 +154,12 @@ def _last_line(err: bytes, code: int) -> str:
 
 
 def warm_up(pending: Sequence[Spec], times: int, kill_after: float) -> None:
-    """Run the first spec of every group `times` times, unrecorded: what a first run pays
-    once (Python writing its bytecode cache, numba compiling into its cache, the page cache
-    filling) then lands in no record."""
+    """Run the first spec of every configuration (`warm_group`) `times` times, unrecorded:
+    what a first run pays once (Python writing its bytecode cache, numba compiling into its
+    cache, the page cache filling) then lands in no record."""
     first: dict[tuple, Spec] = {}
     for spec in pending:
-        first.setdefault(spec.group(), spec)
+        first.setdefault(spec.warm_group(), spec)
     for spec in first.values():
         for _ in range(times):
             run_process(spec.command(), kill_after)

@@ -117,8 +117,9 @@ def bench(
                                 help="Keep the results file and skip the runs it holds."),
     warmup: int = typer.Option(0, "--warmup", min=0, max=10,
                                help="Unrecorded runs of each configuration first (its first "
-                                    "spec), so that a first run's one-off costs (bytecode "
-                                    "and numba caches written) land in no record."),
+                                    "spec; a --grid's points are one configuration), so that "
+                                    "a first run's one-off costs (bytecode and numba caches "
+                                    "written) land in no record."),
     scheduler: str = typer.Option(None, "--scheduler",
                                   help="Address of a Dask scheduler (tcp://host:8786): each "
                                        "run is a task on a worker there, still its own "

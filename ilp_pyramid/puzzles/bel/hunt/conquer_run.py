@@ -9,6 +9,7 @@ SAT cube's labels are verified before they are written to STATE_DIR/solution.txt
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,7 +170,8 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
                 # at the limit the cubes in work are given up: they stay open in the record
                 if deadline is not None and time.monotonic() > deadline:
                     break
-                while queue and len(running) < workers:
+                # one cube queued behind each worker's: it starts the moment one ends
+                while queue and len(running) < 2 * workers:
                     cube = queue.pop()
                     running.append(client.submit(settle_cube, record.hood, cube, cube_time,
                                                  chosen_for_proof(cube, proofs), pure=False))
@@ -191,7 +193,7 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
                 if time.monotonic() - reported >= report_every:
                     reported = time.monotonic()
                     say(progress_line(record))
-                time.sleep(0.1)
+                _until_one_ends(running, deadline)
         except Overrun:
             pass
         except (OSError, TimeoutError) as exc:
@@ -201,6 +203,17 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
             overrun.cancel()
             close_client(client, cluster, scheduler is None)
     return done, solved
+
+
+def _until_one_ends(running: list, deadline: float | None) -> None:
+    """Back as soon as one of `running` ends, or within half a second (the limit and a
+    progress line come round; a signal is seen the moment it comes either way)."""
+    from distributed import wait
+
+    timeout = 0.5 if deadline is None else min(0.5, max(deadline - time.monotonic(), 0.0))
+    if running:
+        with contextlib.suppress(TimeoutError):
+            wait(running, timeout=timeout, return_when="FIRST_COMPLETED")
 
 
 @dataclass
