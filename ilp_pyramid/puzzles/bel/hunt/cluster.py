@@ -177,6 +177,16 @@ def start_client(scheduler: str | None, jobs: int | None):
     return Client(cluster), cluster, "local cluster"
 
 
+def until_one_ends(futures: list, most: float = 0.5) -> None:
+    """Back as soon as one of `futures` ends, or after `most` seconds (the caller's own
+    rounds, a deadline, a progress line, come round; a signal is seen at once either way)."""
+    from distributed import wait
+
+    if futures and most > 0:
+        with contextlib.suppress(TimeoutError):
+            wait(futures, timeout=most, return_when="FIRST_COMPLETED")
+
+
 def close_client(client, cluster, local: bool) -> None:
     """Close the client and a local cluster within seconds each; if that fails (or the
     cluster never finished starting), kill the worker processes left."""

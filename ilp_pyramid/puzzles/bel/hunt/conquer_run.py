@@ -9,7 +9,6 @@ SAT cube's labels are verified before they are written to STATE_DIR/solution.txt
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from ilp_pyramid.puzzles.bel.hunt.cluster import (
     close_client,
     local_jobs,
     start_client,
+    until_one_ends,
 )
 from ilp_pyramid.puzzles.bel.hunt.conquer import (
     SAT,
@@ -193,7 +193,8 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
                 if time.monotonic() - reported >= report_every:
                     reported = time.monotonic()
                     say(progress_line(record))
-                _until_one_ends(running, deadline)
+                until_one_ends(running, 0.5 if deadline is None else
+                               min(0.5, deadline - time.monotonic()))
         except Overrun:
             pass
         except (OSError, TimeoutError) as exc:
@@ -203,17 +204,6 @@ def _settle(record: Record, cube_time: float, deadline: float | None, jobs: int 
             overrun.cancel()
             close_client(client, cluster, scheduler is None)
     return done, solved
-
-
-def _until_one_ends(running: list, deadline: float | None) -> None:
-    """Back as soon as one of `running` ends, or within half a second (the limit and a
-    progress line come round; a signal is seen the moment it comes either way)."""
-    from distributed import wait
-
-    timeout = 0.5 if deadline is None else min(0.5, max(deadline - time.monotonic(), 0.0))
-    if running:
-        with contextlib.suppress(TimeoutError):
-            wait(running, timeout=timeout, return_when="FIRST_COMPLETED")
 
 
 @dataclass

@@ -27,6 +27,7 @@ from ilp_pyramid.puzzles.bel.hunt.cluster import (
     close_client,
     local_jobs,
     start_client,
+    until_one_ends,
 )
 from ilp_pyramid.puzzles.bel.hunt.deadline import OVERRUN_SECONDS, Overrun, hard_deadline
 from ilp_pyramid.puzzles.bel.hunt.near import load_near, update_near
@@ -259,7 +260,7 @@ class Searches:
                 break
             if deadline is not None and time.monotonic() > deadline + WAIT_PAST_DEADLINE:
                 break
-            time.sleep(0.5)
+            until_one_ends(self.futures)
         self.stop.set()
         # The workers look at the stop flag every few seconds: collect what they did.
         for future in self.futures:
