@@ -612,7 +612,7 @@ def _seeds(problem: ExactCover, symmetries: np.ndarray) -> list[_Seed] | None:
     if any(sorted(g[:n].tolist()) != list(range(n)) for g in table):
         raise ValueError("symmetries: every map must be a permutation of the rows")
     identity = np.append(np.arange(n, dtype=np.int64), -1)[None, :]
-    table = np.unique(np.concatenate([identity, table]), axis=0)  # orbits hold their own row
+    table = _distinct_rows(np.concatenate([identity, table]))  # orbits hold their own row
     seeds: list[_Seed] = []
     frontier = [((), table, identity)]  # (rows chosen, the maps keeping them, carry-over)
     for _ in range(_ORBIT_LEVELS):
@@ -631,6 +631,14 @@ def _seeds(problem: ExactCover, symmetries: np.ndarray) -> list[_Seed] | None:
     if all(len(seed.maps) == 1 for seed in seeds):
         return None
     return seeds
+
+
+def _distinct_rows(table: np.ndarray) -> np.ndarray:
+    """`np.unique(table, axis=0)`: the distinct rows in lexicographic order, without the
+    structured dtype of one field per column numpy builds for it (slow to set up for a table
+    as wide as the rows of a problem)."""
+    rows = sorted(set(map(tuple, table.tolist())))
+    return np.array(rows, table.dtype).reshape(len(rows), table.shape[1])
 
 
 def _orbit_plan(problem: ExactCover, prefix: tuple[int, ...], group: np.ndarray
