@@ -402,8 +402,9 @@ class ExactCover:
         """Rows x items, True where a row holds an item (built once)."""
         if getattr(self, "_incidence", None) is None:
             table = np.zeros((len(self.rows), self.num_primary + self.num_secondary), bool)
-            for r, row in enumerate(self.rows):
-                table[r, row] = True
+            lengths = [len(row) for row in self.rows]
+            table[np.repeat(np.arange(len(self.rows)), lengths),
+                  np.fromiter((i for row in self.rows for i in row), np.int64, sum(lengths))] = True
             self._incidence = table
         return self._incidence
 
@@ -563,14 +564,20 @@ _BATCH_SECONDS = 0.25
 def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None) -> int:
     """The smallest split depth giving at least PARTS_PER_JOB sub-trees per job (or as many as
     the tree has, when it closes before that)."""
+    return _auto_split(problem, jobs, orbits)[0]
+
+
+def _auto_split(problem: ExactCover, jobs: int, orbits: list[_Seed] | None
+                ) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
+    """`auto_depth`, and the sub-trees at that depth (found on the way: not split again)."""
     want = PARTS_PER_JOB * max(1, jobs)
-    depth, parts = 1, len(_parts(problem, 1, orbits))
-    while parts < want and depth < _MAX_AUTO_DEPTH:
-        deeper = len(_parts(problem, depth + 1, orbits))
-        if deeper <= parts:
+    depth, parts = 1, _parts(problem, 1, orbits)
+    while len(parts) < want and depth < _MAX_AUTO_DEPTH:
+        deeper = _parts(problem, depth + 1, orbits)
+        if len(deeper) <= len(parts):
             break  # the tree closes above this depth: splitting deeper gives nothing more
         depth, parts = depth + 1, deeper
-    return depth
+    return depth, parts
 
 
 # -- symmetry -------------------------------------------------------------------------------
@@ -833,8 +840,8 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     if collect and summarise is None:
         summarise, on_part = np.asarray, found.append  # batches arrive stacked already
     orbits = None if symmetries is None else _seeds(problem, symmetries)
-    parts = _parts(problem, auto_depth(problem, jobs, orbits) if depth is None else depth,
-                   orbits)
+    parts = _auto_split(problem, jobs, orbits)[1] if depth is None else \
+        _parts(problem, depth, orbits)
     jobs = max(1, min(jobs, len(parts), cores()))  # never more than the cores
     tally = _Tally(len(parts), on_part, progress)
     if progress is not None:
