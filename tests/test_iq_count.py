@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import signal
 from pathlib import Path
 
@@ -94,9 +95,12 @@ def test_unwritable_output_is_bad_input(cli, tmp_path):
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path, sig, code):
-    stopped = signal_at_work(["iq", "count", "rectangle", "--jobs", 2, "-o", tmp_path / "r.txt"],
-                             sig, lambda pid: len(live_children(pid)) >= 2, settle=0.3)
+@pytest.mark.parametrize("written", [True, False], ids=["output", "quick-path"])
+def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path, sig, code,
+                                                                      written):
+    args = ["iq", "count", "rectangle", "--jobs", 2] + (["-o", tmp_path / "r.txt"] if written
+                                                          else [])
+    stopped = signal_at_work(args, sig, lambda pid: len(live_children(pid)) >= 2, settle=0.3)
     assert stopped.code == code, stopped.err
     assert stopped.seconds < 2.0
     err = stopped.err.strip()
@@ -167,3 +171,39 @@ def test_check_lines_finds_the_first_bad_line_as_the_line_checker_names_it():
         except ValueError as exc:
             want = str(exc)
         assert judge([*fixed[:2], bad, *fixed[2:]]) == (2, want), what
+
+
+def _untimed(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k not in ("seconds", "cpu_seconds",
+                                                       "worker_cpu_seconds")}
+
+
+def test_the_quick_path_loads_no_typer_and_counts_as_the_command_does(cli):
+    """`iq count BOARD [--jobs N] [--json]` is answered before Typer loads (cli/iq_count.py);
+    `--solver dlx` spelled out takes the Typer command to the same count."""
+    from tests.test_startup import probe
+
+    code, ours, third, out = probe("iq", "count", "pyramid4", "--jobs", "1", "--json")
+    assert code == 0, out
+    assert not {"typer", "pydantic"} & third
+    assert "ilp_pyramid.cli.iq" not in ours  # the Typer command's module
+    quick = json.loads(out)
+    usual = cli("iq", "count", "pyramid4", "--jobs", "1", "--json", "--solver", "dlx")
+    assert usual.code == 0, usual.err
+    assert _untimed(quick) == _untimed(json.loads(usual.out))
+    assert quick["solutions"] == 184 and quick["jobs"] == 1
+    text = [cli("iq", "count", "pyramid4", *extra).out for extra in ([], ["--solver", "dlx"])]
+    assert [re.sub(r"\d+\.\d\d s", "T s", t) for t in text] == \
+        [re.sub(r"\d+\.\d\d s", "T s", text[1])] * 2
+    assert "184" in text[0]
+
+
+@pytest.mark.parametrize("args, err", [
+    (["nowhere"], "error: unknown board 'nowhere'"),
+    (["pyramid99"], "error: a pyramid needs 1 to 12 levels"),
+    (["triangle", "--jobs", "0"], "Invalid value for '--jobs' / '-j'"),
+])
+def test_what_the_quick_path_leaves_gets_the_usual_error(cli, args, err):
+    done = cli("iq", "count", *args)
+    assert done.code == 2
+    assert err in done.err and len(done.err.strip().splitlines()) == 1

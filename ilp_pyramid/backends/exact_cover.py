@@ -402,8 +402,9 @@ class ExactCover:
         """Rows x items, True where a row holds an item (built once)."""
         if getattr(self, "_incidence", None) is None:
             table = np.zeros((len(self.rows), self.num_primary + self.num_secondary), bool)
-            for r, row in enumerate(self.rows):
-                table[r, row] = True
+            lengths = [len(row) for row in self.rows]
+            table[np.repeat(np.arange(len(self.rows)), lengths),
+                  np.fromiter((i for row in self.rows for i in row), np.int64, sum(lengths))] = True
             self._incidence = table
         return self._incidence
 
@@ -563,14 +564,20 @@ _BATCH_SECONDS = 0.25
 def auto_depth(problem: ExactCover, jobs: int, orbits: list[_Seed] | None = None) -> int:
     """The smallest split depth giving at least PARTS_PER_JOB sub-trees per job (or as many as
     the tree has, when it closes before that)."""
+    return _auto_split(problem, jobs, orbits)[0]
+
+
+def _auto_split(problem: ExactCover, jobs: int, orbits: list[_Seed] | None
+                ) -> tuple[int, list[tuple[tuple[int, ...], int]]]:
+    """`auto_depth`, and the sub-trees at that depth (found on the way: not split again)."""
     want = PARTS_PER_JOB * max(1, jobs)
-    depth, parts = 1, len(_parts(problem, 1, orbits))
-    while parts < want and depth < _MAX_AUTO_DEPTH:
-        deeper = len(_parts(problem, depth + 1, orbits))
-        if deeper <= parts:
+    depth, parts = 1, _parts(problem, 1, orbits)
+    while len(parts) < want and depth < _MAX_AUTO_DEPTH:
+        deeper = _parts(problem, depth + 1, orbits)
+        if len(deeper) <= len(parts):
             break  # the tree closes above this depth: splitting deeper gives nothing more
         depth, parts = depth + 1, deeper
-    return depth
+    return depth, parts
 
 
 # -- symmetry -------------------------------------------------------------------------------
@@ -612,7 +619,7 @@ def _seeds(problem: ExactCover, symmetries: np.ndarray) -> list[_Seed] | None:
     if any(sorted(g[:n].tolist()) != list(range(n)) for g in table):
         raise ValueError("symmetries: every map must be a permutation of the rows")
     identity = np.append(np.arange(n, dtype=np.int64), -1)[None, :]
-    table = np.unique(np.concatenate([identity, table]), axis=0)  # orbits hold their own row
+    table = _distinct_rows(np.concatenate([identity, table]))  # orbits hold their own row
     seeds: list[_Seed] = []
     frontier = [((), table, identity)]  # (rows chosen, the maps keeping them, carry-over)
     for _ in range(_ORBIT_LEVELS):
@@ -631,6 +638,14 @@ def _seeds(problem: ExactCover, symmetries: np.ndarray) -> list[_Seed] | None:
     if all(len(seed.maps) == 1 for seed in seeds):
         return None
     return seeds
+
+
+def _distinct_rows(table: np.ndarray) -> np.ndarray:
+    """`np.unique(table, axis=0)`: the distinct rows in lexicographic order, without the
+    structured dtype of one field per column numpy builds for it (slow to set up for a table
+    as wide as the rows of a problem)."""
+    rows = sorted(set(map(tuple, table.tolist())))
+    return np.array(rows, table.dtype).reshape(len(rows), table.shape[1])
 
 
 def _orbit_plan(problem: ExactCover, prefix: tuple[int, ...], group: np.ndarray
@@ -825,8 +840,8 @@ def count_exact_cover(rows: Sequence[Sequence[int]], num_primary: int, num_secon
     if collect and summarise is None:
         summarise, on_part = np.asarray, found.append  # batches arrive stacked already
     orbits = None if symmetries is None else _seeds(problem, symmetries)
-    parts = _parts(problem, auto_depth(problem, jobs, orbits) if depth is None else depth,
-                   orbits)
+    parts = _auto_split(problem, jobs, orbits)[1] if depth is None else \
+        _parts(problem, depth, orbits)
     jobs = max(1, min(jobs, len(parts), cores()))  # never more than the cores
     tally = _Tally(len(parts), on_part, progress)
     if progress is not None:

@@ -38,11 +38,15 @@ def __getattr__(name: str):
 
 def _quick(args: list[str]) -> int | None:
     """What is answered before Typer loads (its import and parsing cost more than a small
-    solve): --version, and `solve N [--json]` where auto runs a SAT solver
-    (cli/bel/quick.py)."""
+    solve): --version, `solve N [--json]` where auto runs a SAT solver (cli/bel/quick.py),
+    and `iq count BOARD [--jobs N] [--json]` (cli/iq_count.py)."""
     if args == ["--version"]:
         print(version_line())
         return 0
+    if args[:2] == ["iq", "count"]:  # measured against a C++ solver: see cli/iq_count.py
+        from ilp_pyramid.cli import iq_count
+
+        return iq_count.quick(args)
     if args[:1] != ["solve"]:
         return None
     # Here, not at the top: `--version` and every other command need none of it.

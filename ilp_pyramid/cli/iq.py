@@ -8,22 +8,17 @@ independent checker (verify/iq.py) before anything is printed.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ilp_pyramid import backends, protocol
-from ilp_pyramid.backends import process, solvers
+from ilp_pyramid.backends import solvers
+from ilp_pyramid.cli.iq_count import count_and_report, describe, fast_exit
 from ilp_pyramid.cli.iq_terminal import coloured
 from ilp_pyramid.cli.options import (
     EXIT_NO_SOLUTION,
-    EXIT_TIMEOUT,
     Jobs,
     Json,
     Output,
@@ -32,24 +27,19 @@ from ilp_pyramid.cli.options import (
     TimeLimit,
     console,
     cores,
-    err_console,
     fail,
     like,
     print_json,
-    print_table,
 )
 from ilp_pyramid.cli.puzzle import Call, export_command, solve_command
 from ilp_pyramid.errors import InputError
-from ilp_pyramid.formats.fileio import atomic_stream, write_atomic
+from ilp_pyramid.formats.fileio import write_atomic
 from ilp_pyramid.puzzles.iq.boards import MAX_BOARD_CELLS, board_by_name
 from ilp_pyramid.puzzles.iq.given import read_challenge
 from ilp_pyramid.puzzles.iq.model import Instance, build_instance
 from ilp_pyramid.puzzles.iq.pieces import piece_set
 from ilp_pyramid.puzzles.iq.puzzle import PUZZLE
 from ilp_pyramid.puzzles.iq.render import letter_grid, png_bytes
-
-if TYPE_CHECKING:
-    from ilp_pyramid.puzzles.iq.count import CountReport
 
 app = typer.Typer(
     help="IQ Pyramid / Kanoodle: fill 2-D boards and 3-D ball pyramids with the 12 pieces.",
@@ -118,17 +108,6 @@ def _loaded(board_name: str, given: Path | None, pieces_file: Path | None,
         fail(str(exc))
 
 
-def describe(instance: Instance) -> str:
-    board = instance.board
-    kind = f"{board.levels}-level ball pyramid" if board.dims == 3 else "2-D board"
-    placed = len(set(instance.given.values()))
-    given = f", {placed} piece{'s' if placed > 1 else ''} given" if placed else ""
-    if instance.pins:
-        given += f", {len(instance.pins)} pin{'s' if len(instance.pins) > 1 else ''}"
-    return (f"{board.name} ({kind}, {board.size} cells{given}): {len(instance.placements)} "
-            f"placements of {len(instance.free_pieces)} pieces")
-
-
 def _draw(path: Path, instance: Instance, letters: dict[int, str], title: str) -> None:
     write_atomic(path, png_bytes(instance.board, letters, instance.pieces, title=title,
                                  given=set(instance.given), pins=set(instance.pins)))
@@ -137,13 +116,6 @@ def _draw(path: Path, instance: Instance, letters: dict[int, str], title: str) -
 def _show(instance: Instance, letters: dict[int, str]) -> None:
     console.print(coloured(instance.board, letters, instance.pieces,
                            color_system=console.color_system), end="")
-
-
-def _fast_exit() -> None:
-    """Once numba's compiled code is loaded, the interpreter's final garbage collection takes
-    a noticeable part of a second at exit; nothing left needs collecting, so spare it (keeps
-    Ctrl-C within the 2 s the CLI promises)."""
-    gc.freeze()
 
 
 def _on_the_terminal(instance: Instance, solution: dict[int, int]) -> Any:
@@ -173,7 +145,7 @@ def _solve_options(
         console.print(describe(instance) + f"; engine {chosen}", markup=False)
 
     def then(instance: Instance, result: protocol.Result) -> None:
-        _fast_exit()
+        fast_exit()
         if png is not None and result.solution is not None:
             _draw(png, instance, instance.letters(result.solution),
                   f"{instance.board.name} ({PUZZLE.engine(result.solver)})")
@@ -200,10 +172,6 @@ app.command("export")(export_command(
     PUZZLE, _export_options, hide=_EXPORT_OWN_WAY,
     doc="Write the exact-cover model of BOARD as an LP or MPS file (one binary per "
         "placement) or as DIMACS CNF (the clauses a SAT solver gets)."))
-
-
-class _Unfinished(Exception):
-    """The count stopped early: its output file must not appear."""
 
 
 @app.command()
@@ -238,8 +206,6 @@ def count(
     3 time limit (the partial count is printed as such), 130/143 interrupted (no worker
     survives; no --output file is written).
     """
-    from ilp_pyramid.puzzles.iq.count import count_by_solver, count_solutions  # numpy, numba
-
     try:
         entry = solvers.solver(solver)
         if not entry.counts:
@@ -256,102 +222,10 @@ def count(
         fail(f"--depth splits Dancing Links' search (--solver dlx), not {entry.name}'s")
     instance = _loaded(board, given, pieces)
     workers = min(jobs or cores(), cores()) if own_search else 1
-    if not json_out:
-        console.print(describe(instance) + f"; {entry.name}, {workers} job(s)", markup=False)
-    columns = (TextColumn("counting"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("sub-trees"), TimeElapsedColumn())
-    try:
-        with process.interruptible(), contextlib.ExitStack() as stack:
-            sink = None
-            if output is not None:
-                if output.is_dir():
-                    fail(f"cannot write {output}: it is a directory")
-                try:
-                    sink = stack.enter_context(atomic_stream(output))
-                except OSError as exc:
-                    fail(f"cannot write {output}: {exc.strerror or exc}")
-            progress = stack.enter_context(Progress(
-                *columns, console=err_console, transient=True,
-                # sub-trees are Dancing Links' own: another solver's count shows none
-                disable=json_out or not own_search or not err_console.is_terminal))
-            task = progress.add_task("count", total=None)
-
-            def update(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
-            if own_search:
-                # skip_cffi: no thread of this process imports anything meanwhile
-                report = count_solutions(instance, jobs=workers, depth=depth, progress=update,
-                                         time_limit=time_limit, output=sink, skip_cffi=True)
-            else:
-                report = count_by_solver(instance, entry.name, time_limit=time_limit,
-                                         output=sink)
-            if not report.complete:
-                raise _Unfinished
-    except _Unfinished:
-        pass  # the temp file is gone; the partial figures are reported below
-    except KeyboardInterrupt:  # SIGINT or SIGTERM: the workers and the temp file are gone
-        _fast_exit()
-        raise
-    _fast_exit()
-    _report_count(instance, report, workers, output, json_out, entry.name, own_search)
-    if not report.complete:
-        raise typer.Exit(EXIT_TIMEOUT)
-
-
-def _report_count(instance: Instance, report: CountReport, workers: int,
-                  output: Path | None, json_out: bool, solver: str, own_search: bool) -> None:
-    complete = report.complete
-    data = {
-        "board": instance.board.name,
-        "solver": solver,
-        "complete": complete,
-        "status": "counted" if complete else "timeout",
-        "given_pieces": sorted({instance.pieces[k].letter for k in instance.given.values()}),
-        "pins": len(instance.pins),
-        "solutions": report.solutions if complete else None,
-        "distinct_up_to_symmetry": report.distinct_up_to_symmetry if complete else None,
-        "symmetries": report.symmetries,
-        "division_exact": report.division_exact if complete else None,
-        "symmetric_solutions": report.symmetric_solutions if complete else None,
-        "partial_solutions": None if complete else report.solutions,
-        "seconds": round(report.seconds, 3),
-        "jobs": workers,
-        # This process's CPU (start-up, split, collecting) and each worker's: how evenly the
-        # work was shared, on a machine busy with other work too.
-        "cpu_seconds": round(time.process_time(), 3),
-        "worker_cpu_seconds": report.worker_cpu,
-        "nodes": report.nodes if own_search else None,  # the search's own figure
-        "output": str(output) if output is not None and complete else None,
-    }
-    if json_out:
-        print_json(data)
-        return
-    if not complete:
-        where = "in the sub-trees finished so far" if own_search else f"found by {solver}"
-        console.print(f"time limit reached after {report.seconds:.1f} s: the count is NOT "
-                      f"complete. Partial count (a lower bound, not the answer): "
-                      f"{report.solutions:,} solutions {where}"
-                      + (f"; {output} was not written" if output is not None else ""),
-                      markup=False)
-        return
-    table = Table(title=f"{instance.board.name}: every filling", show_header=False)
-    table.add_column("what")
-    table.add_column("value", justify="right")
-    table.add_row("solutions", f"{report.solutions:,}")
-    table.add_row(f"up to symmetry ({report.symmetries} maps)",
-                  f"{report.distinct_up_to_symmetry:,}")
-    check = ("exact" if report.division_exact
-             else f"not exact: {report.symmetric_solutions} symmetric solutions")
-    table.add_row("solutions / symmetries", check)
-    if own_search:
-        table.add_row("search nodes", f"{report.nodes:,}")
-    else:
-        table.add_row("counted by", f"{solver} (every filling verified)")
-    table.add_row("wall time", f"{report.seconds:.2f} s ({workers} job(s))")
-    if output is not None:
-        table.add_row("written to", f"{output} (every line verified)")
-    print_table(table)
+    code = count_and_report(instance, workers, depth, output, time_limit, entry.name,
+                            own_search, json_out)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

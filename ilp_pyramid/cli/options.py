@@ -6,33 +6,23 @@ import copy
 import csv
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
 
 from ilp_pyramid.backends import outside
 from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.backends.solvers import listing
+from ilp_pyramid.cli.consoles import (  # noqa: F401 - apart: the quick paths load no Typer
+    console,
+    err_console,
+    print_table,
+)
 from ilp_pyramid.errors import InputError, one_line
 from ilp_pyramid.formats.csvrows import locate
 from ilp_pyramid.formats.fileio import read_text, write_atomic
 from ilp_pyramid.machine import cores
 from ilp_pyramid.output import print_json
-
-if TYPE_CHECKING:
-    from rich.table import Table
-
-# Soft wrap: a line of text goes out whole and the terminal folds it. Rich would otherwise
-# break it at 80 columns whenever the output is a file or a pipe, where lines are grepped.
-# Tables keep Rich's layout to the width (print_table).
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def print_table(table: Table) -> None:
-    """Print a Rich table laid out to the console's width (its title centred over it)."""
-    console.print(table, soft_wrap=False)
 
 # Exit codes: 0 solved / valid, 1 no solution (infeasible, invalid), 2 usage, 3 timeout.
 EXIT_NO_SOLUTION = 1

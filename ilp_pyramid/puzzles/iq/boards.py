@@ -69,6 +69,13 @@ class Board:
         i, j, h = cell
         return (2 * i + h, 2 * j + h, h)
 
+    def index_at(self, point: tuple[int, ...]) -> int | None:
+        """The index of the board cell at a lattice point, or None."""
+        if self.dims == 2:  # a 2-D cell is its own point
+            return self._index.get(point)
+        cell = self.cell_at(point)
+        return None if cell is None else self._index[cell]
+
     def cell_at(self, point: tuple[int, ...]) -> tuple[int, ...] | None:
         """The board cell at a lattice point, or None."""
         if self.dims == 2:

@@ -9,8 +9,10 @@ sub-tree, in the worker processes, without ever holding every solution.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -132,6 +134,28 @@ def count_solutions(instance: Instance, jobs: int = 1, depth: int | None = None,
     """Count the fillings over `jobs` processes (see `exact_cover.count_exact_cover` for the
     split); with `output`, write each one as a verified line (`lines.py`), as sub-trees finish.
     `skip_cffi`: see `exact_cover.load_kernels`."""
+    with _collector_paused():
+        return _count_solutions(instance, jobs, depth, progress, time_limit, output, skip_cffi)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the count: loading numba and planning the
+    split allocate many objects and free few, so its passes find nothing, and workers forked
+    meanwhile never walk (and so copy) the parent's objects. Nothing here builds cycles that
+    must be freed before the count ends."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _count_solutions(instance: Instance, jobs: int, depth: int | None,
+                     progress: Callable[[int, int], None] | None, time_limit: float | None,
+                     output: BinaryIO | None, skip_cffi: bool) -> CountReport:
     # numba: loaded when used
     from ilp_pyramid.backends.exact_cover import count_exact_cover, load_kernels
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 
 from ilp_pyramid.puzzles.iq.boards import Board
 from ilp_pyramid.puzzles.iq.pieces import Piece
@@ -29,16 +30,18 @@ def piece_placements(board: Board, piece: Piece, piece_index: int) -> list[Place
     offsets = [(a - a0, b - b0) for a, b in piece.cells]
     seen: set[tuple[int, ...]] = set()
     found: list[Placement] = []
+    # The piece's cells as lattice vectors, once per frame (the same at every cell).
+    shapes = [[tuple(a * uk + b * vk for uk, vk in zip(u, v, strict=True)) for a, b in offsets]
+              for u, v in frames]
     for cell in board.cells:
         p = board.point(cell)
-        for u, v in frames:
+        for shape in shapes:
             covered = []
-            for a, b in offsets:
-                q = tuple(pk + a * uk + b * vk for pk, uk, vk in zip(p, u, v, strict=True))
-                hit = board.cell_at(q)
+            for d in shape:
+                hit = board.index_at(tuple(map(add, p, d)))
                 if hit is None:
                     break
-                covered.append(board.index(hit))
+                covered.append(hit)
             else:
                 key = tuple(sorted(covered))
                 if key not in seen:
