@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass, field
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 
@@ -63,6 +64,31 @@ COUNTED, TIMEOUT, ESTIMATE = "counted", "timeout", "estimate"
 COUNT_MAX_N = 5
 
 Progress = Callable[[str, dict], None]
+
+
+@dataclass(frozen=True)
+class Split:
+    """How an exact counter's labelled count is split (count_split.py): `depth` lines deep
+    to start, a piece past `piece_time` CPU seconds split again, `jobs` pieces at a time,
+    the pieces recorded in `record` (a directory) for a rerun to resume from."""
+
+    depth: int
+    record: Path | None = None
+    piece_time: float | None = None
+    jobs: int | None = None
+
+
+def check_split(n: int, split: Split) -> None:
+    lines = len(pyramid(n).lines)
+    if not 0 <= split.depth <= lines:
+        raise InputError(f"--split must be between 0 and {lines} lines at N={n} (got "
+                         f"{split.depth})")
+    if split.piece_time is not None and not (math.isfinite(split.piece_time)
+                                             and split.piece_time > 0):
+        raise InputError(f"--piece-time must be a finite number of CPU seconds > 0 (got "
+                         f"{split.piece_time})")
+    if split.record is not None and split.record.exists() and not split.record.is_dir():
+        raise InputError(f"--record {split.record}: not a directory")
 
 
 @dataclass
@@ -398,9 +424,12 @@ def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
 
 
 def count_by_model_counter(method: str, n: int, deadline: float | None = None,
-                           progress: Progress | None = None) -> MethodCount:
+                           progress: Progress | None = None,
+                           split: Split | None = None) -> MethodCount:
     """An exact counter's (d4, ganak or scip) labelled count and Burnside's classes; InputError
-    naming the extra when the counter is not installed."""
+    naming the extra when the counter is not installed. With `split`, the labelled count is
+    the sum of the counts of pieces that partition the models (count_split.py); a time limit
+    before every piece is counted leaves their sum so far as a lower bound."""
 
     need(COUNTERS[method])
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
@@ -409,15 +438,35 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
     children_cpu = _children_cpu()
     cnf = base_cnf(n)
     base = list(cnf.formula.clauses)
-    extra, top = precedence(cnf)
     m = pyramid(n).num_labels
     factor = math.factorial(m)
+    detail: dict = {}
 
     def stopped(labelled: int | None, calls: int) -> MethodCount:
         return MethodCount(method, TIMEOUT, labelled, None, time.perf_counter() - start,
-                           _children_cpu() - children_cpu, {"fixed_point_counts": calls})
+                           _children_cpu() - children_cpu,
+                           {"fixed_point_counts": calls, **detail})
 
-    models = _counted_in_child(method, base + extra, top, deadline)
+    if split is None:
+        extra, top = precedence(cnf)
+        models = _counted_in_child(method, base + extra, top, deadline)
+    else:
+        from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
+
+        extra, top = precedence(cnf, line_order(n))
+
+        def said(figures: dict) -> None:
+            if progress is not None:
+                progress(method, figures)
+
+        pieces = count_split(method, n, base + extra,
+                             lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top,
+                             split.depth, split.record, split.piece_time, split.jobs,
+                             deadline, said)
+        detail["split"] = pieces.to_dict()
+        if not pieces.complete:
+            return stopped(pieces.models * factor, 0)
+        models = pieces.models
     if models is None:
         return stopped(None, 0)
     labelled = models * factor
@@ -447,22 +496,22 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
         raise SolverError(f"{method}: Burnside's sum {total} is not a multiple of |G x S| = "
                           f"{order}")
     return MethodCount(method, COUNTED, labelled, total // order, time.perf_counter() - start,
-                       _children_cpu() - children_cpu, {"fixed_point_counts": calls})
+                       _children_cpu() - children_cpu, {"fixed_point_counts": calls, **detail})
 
 
-def count_by_d4(n: int, deadline: float | None = None,
-                progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("d4", n, deadline, progress)
+def count_by_d4(n: int, deadline: float | None = None, progress: Progress | None = None,
+                split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("d4", n, deadline, progress, split)
 
 
-def count_by_ganak(n: int, deadline: float | None = None,
-                   progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("ganak", n, deadline, progress)
+def count_by_ganak(n: int, deadline: float | None = None, progress: Progress | None = None,
+                   split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("ganak", n, deadline, progress, split)
 
 
-def count_by_scip(n: int, deadline: float | None = None,
-                  progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("scip", n, deadline, progress)
+def count_by_scip(n: int, deadline: float | None = None, progress: Progress | None = None,
+                  split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("scip", n, deadline, progress, split)
 
 
 def _children_cpu() -> float:
@@ -529,12 +578,14 @@ def default_methods() -> list[str]:
 
 def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
           time_limit: float | None = None, progress: Progress | None = None,
-          approx: tuple[float, float, int] | None = None) -> CountReport:
+          approx: tuple[float, float, int] | None = None,
+          split: Split | None = None) -> CountReport:
     """Count Bel's Pyramids of N levels by every method in `methods`, one after the other,
     all within `time_limit` seconds. The exact figures are those every finished method
     agrees on; a disagreement raises SolverError. `approx` = (epsilon, delta, seed) adds
     ApproxMC's estimate (a bound, not a count) after them. `methods` None:
-    `default_methods()`."""
+    `default_methods()`. `split`: the exact counters' labelled counts piece by piece
+    (count_split.py); the enumerations ignore it."""
     check_n(n)
     methods = default_methods() if methods is None else list(dict.fromkeys(methods))
     check_methods(methods, approx is not None)
@@ -542,7 +593,10 @@ def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
         raise InputError(f"time_limit must be a finite number of seconds >= 0 (got "
                          f"{time_limit})")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    results = [RUNNERS[name](n, deadline, progress) for name in methods]
+    if split is not None:
+        check_split(n, split)
+    results = [RUNNERS[name](n, deadline, progress, split) if name in COUNTERS
+               else RUNNERS[name](n, deadline, progress) for name in methods]
     if approx is not None:
         results.append(estimate_by_approxmc(n, *approx, deadline=deadline))
     finished = [r for r in results if r.status == COUNTED]
