@@ -9,7 +9,7 @@ along the order are in first-appearance order, so exactly one leaf of the tree h
 leaves' counts sum to the whole count (disjoint, as two leaves differ in some line's label,
 and each line carries one label; exhaustive, as no label a model can carry is left out).
 
-The tree starts `depth` lines deep. A piece that runs past `piece_time` CPU seconds is split
+The tree starts `depth` lines deep. A piece that runs past `cube_time` CPU seconds is split
 again on the next line of the order (its CPU time recorded, so the record's total is the
 whole cost); a piece that gives every line a label is one labelling, counted like any other.
 
@@ -17,7 +17,7 @@ The record is conquer's (hunt/conquer.py `Record`): the problem first, then one 
 settled cube, appended at once, so an interrupted or timed-out run keeps every piece it
 counted and a rerun with the same N, counter and split lines goes on from there; a split is
 recorded as conquer records one, a counted piece as {"cube", "status": "counted", "count",
-"cpu"}.
+"cpu", "by"}.
 """
 
 from __future__ import annotations
@@ -155,15 +155,17 @@ def tally(record, problem: SplitCount) -> SplitTally:
 
 
 def _count_piece(method: str, clauses: list[Clause], num_vars: int, send) -> None:
-    """In a forked child: the piece's model count and the CPU seconds it took."""
+    """In a forked child: the piece's model count, the CPU seconds it took, and who said it
+    (the counter; CaDiCaL for an unsatisfiable piece, under count.SAT_FIRST)."""
     from ilp_pyramid.backends.process import native_output
-    from ilp_pyramid.puzzles.bel.count import _detach_child, _model_count
+    from ilp_pyramid.puzzles.bel.count import SAT_FIRST, _detach_child, _model_count
 
     _detach_child()
     began = time.process_time()
     with native_output():
         result = _model_count(method, clauses, num_vars, True)
-    send((PIECE, (result, time.process_time() - began)))
+    by = "cadical" if result == 0 and method in SAT_FIRST else method
+    send((PIECE, (result, time.process_time() - began, by)))
 
 
 def _cpu_of(pid: int) -> float:
@@ -180,7 +182,7 @@ def _cpu_of(pid: int) -> float:
 
 def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
                 Callable[[Cube], list[Clause]], num_vars: int, depth: int,
-                record_dir: Path | None = None, piece_time: float | None = None,
+                record_dir: Path | None = None, cube_time: float | None = None,
                 jobs: int | None = None, deadline: float | None = None,
                 progress: Callable[[dict], None] | None = None) -> SplitTally:
     """Count the models of `clauses` (with first appearance along `line_order(n)`) piece by
@@ -201,13 +203,13 @@ def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
             stack.enter_context(hold(record_dir / f"count-{problem.key}.lock",
                                      f"the count record {record_dir}"))
             record = Record.open(record_dir, problem, name="count")
-        _settle(method, n, clauses, cube_clauses, num_vars, record, problem, piece_time,
+        _settle(method, n, clauses, cube_clauses, num_vars, record, problem, cube_time,
                 jobs, deadline, progress)
         return tally(record, problem)
 
 
 def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: int, record,
-            problem: SplitCount, piece_time: float | None, jobs: int,
+            problem: SplitCount, cube_time: float | None, jobs: int,
             deadline: float | None, progress) -> None:
     geo = pyramid(n)
     order = line_order(n)
@@ -240,10 +242,10 @@ def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: 
                         raise SolverError(f"{method} on a piece: {death(answer[1])}")
                     if answer[0] != PIECE:
                         raise SolverError(f"{method} on a piece: {answer[1]}")
-                    models, cpu = answer[1]
+                    models, cpu, by = answer[1]
                     record.add({"cube": [list(p) for p in cube], "status": PIECE,
-                                "count": int(models), "cpu": round(cpu, 2)})
-                elif piece_time is not None and _cpu_of(pid) > piece_time \
+                                "count": int(models), "cpu": round(cpu, 2), "by": by})
+                elif cube_time is not None and _cpu_of(pid) > cube_time \
                         and len(cube) < len(order):
                     cpu = _cpu_of(pid)
                     frame.close()
