@@ -393,11 +393,12 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
 COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 
 
-# Counters asked only about formulas CaDiCaL finds satisfiable: Ganak (pyganak 2.8) spends
-# orders of magnitude longer on some unsatisfiable formulas than on satisfiable ones of the
-# same size (the pieces of a split count, count_split.py). Such a formula's 0 is then
-# CaDiCaL's, a third solver, not the counter's.
-SAT_FIRST = {"ganak"}
+# The exact counters ask a SAT solver first, and count only a formula it finds satisfiable:
+# both spend far longer on some unsatisfiable formulas than on satisfiable ones of the same
+# size (D4 its whole tree decomposition, Ganak more), and most pieces of a split count
+# (count_split.py) are unsatisfiable. Such a formula's 0 is the SAT solver's, a different
+# one for each counter, so the two columns stay independent.
+SAT_FIRST = {"d4": "glucose4", "ganak": "cadical195"}
 
 
 def _model_count(method: str, clauses: list[list[int]], num_vars: int,
@@ -407,7 +408,7 @@ def _model_count(method: str, clauses: list[list[int]], num_vars: int,
     if method in SAT_FIRST:
         from pysat.solvers import Solver
 
-        with Solver(name="cadical195", bootstrap_with=clauses) as solver:
+        with Solver(name=SAT_FIRST[method], bootstrap_with=clauses) as solver:
             if not solver.solve():
                 return 0
 
