@@ -1,0 +1,78 @@
+"""What a split count's pieces cost: a uniform random sample of the pieces `depth` lines deep
+(count_split.py), each counted by one counter in a child capped at CAP CPU seconds, one JSON
+line per piece appended to docs/data/bel_count_pieces.jsonl.
+
+    nice -n 10 python docs/scripts/count_pieces.py N DEPTH METHOD K CAP SEED
+
+Each piece goes through the counters' own path (count._model_count: the SAT solver first,
+then the counter, D4 without its tree decomposition as count_split does), so a row's CPU
+seconds are what that piece costs a split count. A piece past its cap is a "timeout" row
+with the cap as its CPU seconds: the mean over a sample with timeouts is a lower bound.
+The machine is shared: the load average is kept with each row.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import multiprocessing
+import os
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent.parent / "data" / "bel_count_pieces.jsonl"
+
+
+def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
+    from ilp_pyramid.puzzles.bel.count import _model_count
+
+    resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 1))
+    sink = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(sink, 1)  # the counters' C code prints statistics
+    began = time.process_time()
+    models = _model_count(method, clauses, top, False)
+    answers.put((models, time.process_time() - began))
+
+
+def main(argv: list[str]) -> int:
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
+    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+    from ilp_pyramid.puzzles.bel.geometry import pyramid
+
+    n, depth, method, k, cap, seed = (int(argv[0]), int(argv[1]), argv[2], int(argv[3]),
+                                      int(argv[4]), int(argv[5]))
+    cnf = base_cnf(n)
+    order = line_order(n)
+    extra, top = precedence(cnf, order)
+    pieces = _open_cubes({}, order, pyramid(n).num_labels, depth)
+    chosen = random.Random(seed).sample(range(len(pieces)), min(k, len(pieces)))
+    context = multiprocessing.get_context("fork")
+    for index in chosen:
+        cube = pieces[index]
+        units = [[cnf.line_var(line, label)] for line, label in cube]
+        answers = context.Queue()
+        child = context.Process(target=_child, args=(method, cnf.formula.clauses + extra + units,
+                                                     top, cap, answers))
+        load = os.getloadavg()[0]
+        child.start()
+        child.join()
+        row = {"n": n, "depth": depth, "pieces": len(pieces), "piece": index,
+               "cube": [list(pair) for pair in cube], "method": method, "cap": cap,
+               "seed": seed, "load": round(load, 1),
+               "date": datetime.date.today().isoformat()}
+        if child.exitcode == 0:
+            models, cpu = answers.get()
+            row.update(status="counted", count=models, cpu_seconds=round(cpu, 2))
+        else:  # killed by RLIMIT_CPU
+            row.update(status="timeout", count=None, cpu_seconds=cap)
+        with open(RESULTS, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row) + "\n")
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
