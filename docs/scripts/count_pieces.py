@@ -3,6 +3,7 @@
 line per piece appended to docs/data/bel_count_pieces.jsonl.
 
     nice -n 10 python docs/scripts/count_pieces.py N DEPTH METHOD K CAP SEED
+    python docs/scripts/count_pieces.py summary     # the table in docs/counts.md
 
 Each piece goes through the counters' own path (count._model_count: the SAT solver first,
 then the counter, D4 without its tree decomposition as count_split does), so a row's CPU
@@ -37,7 +38,35 @@ def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
     answers.put((models, time.process_time() - began))
 
 
+def summary() -> str:
+    """Per (N, depth, counter): the sample, and the whole split's CPU projected from it
+    (pieces x the sample's mean; a lower bound where pieces reached their cap)."""
+    groups: dict[tuple, list[dict]] = {}
+    for line in RESULTS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        groups.setdefault((row["n"], row["depth"], row["method"]), []).append(row)
+    out = ["| N | depth | pieces | counter | sampled | no model | counted | past the cap | "
+           "mean CPU s a piece | projected CPU h | mean models a piece |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (n, depth, method), rows in sorted(groups.items()):
+        pieces = rows[0]["pieces"]
+        capped = [r for r in rows if r["status"] == "timeout"]
+        empty = [r for r in rows if r["status"] == "counted" and r["count"] == 0]
+        counted = [r for r in rows if r["status"] == "counted" and r["count"]]
+        mean = sum(r["cpu_seconds"] for r in rows) / len(rows)
+        bound = ">= " if capped else ""
+        models = sum(r["count"] for r in counted) / len(rows) if not capped else None
+        out.append(f"| {n} | {depth} | {pieces:,} | {method} | {len(rows)} | {len(empty)} | "
+                   f"{len(counted)} | {len(capped)} | {bound}{mean:.1f} | "
+                   f"{bound}{pieces * mean / 3600:,.1f} | "
+                   + ("-" if models is None else f"{models:,.0f}") + " |")
+    return "\n".join(out)
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["summary"]:
+        print(summary())
+        return 0
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
     from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
     from ilp_pyramid.puzzles.bel.geometry import pyramid
