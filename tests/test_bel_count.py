@@ -276,6 +276,7 @@ def test_split_count_json_is_one_object_and_exit_0(cli, tmp_path):
     data = json.loads(result.out)
     assert data["status"] == COUNTED
     assert data["labelled"] == len(_every_labelling(2))
+    assert data["up_to_symmetry"] == count_by_search(2).classes
     split = data["methods"][0]["detail"]["split"]
     assert split["complete"] and split["pieces_open"] == 0
     assert Path(split["record"]).parent == tmp_path

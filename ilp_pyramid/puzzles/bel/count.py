@@ -401,16 +401,20 @@ COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 SAT_FIRST = {"d4": "glucose4", "ganak": "cadical195"}
 
 
+def _satisfiable(method: str, clauses: list[list[int]]) -> bool:
+    """The counter's SAT solver (SAT_FIRST; CaDiCaL for the others) on `clauses`."""
+    from pysat.solvers import Solver
+
+    with Solver(name=SAT_FIRST.get(method, "cadical195"), bootstrap_with=clauses) as solver:
+        return bool(solver.solve())
+
+
 def _model_count(method: str, clauses: list[list[int]], num_vars: int,
                  decompose: bool) -> int:
     from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count, scip_count
 
-    if method in SAT_FIRST:
-        from pysat.solvers import Solver
-
-        with Solver(name=SAT_FIRST[method], bootstrap_with=clauses) as solver:
-            if not solver.solve():
-                return 0
+    if method in SAT_FIRST and not _satisfiable(method, clauses):
+        return 0
 
     if method == "d4":
         return d4_count(clauses, num_vars, decompose)
@@ -464,7 +468,6 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
 
     if split is None:
         extra, top = precedence(cnf)
-        models = _counted_in_child(method, base + extra, top, deadline)
     else:
         from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
 
@@ -474,16 +477,25 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
             if progress is not None:
                 progress(method, figures)
 
-        pieces = count_split(method, n, base + extra,
+    def with_precedence(more: list[list[int]], formula: str) -> int | None:
+        """Models of base + extra + more: in one child, or in pieces with `split` (a
+        lower bound in detail[formula] when the pieces stop short); None at the limit."""
+        if split is None:
+            return _counted_in_child(method, base + extra + more, top, deadline,
+                                     decompose=not more)
+        if more and not _satisfiable(method, base + extra + more):
+            return 0
+        pieces = count_split(method, n, base + extra + more,
                              lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top,
                              split.depth, split.record, split.cube_time, split.jobs,
-                             deadline, said)
-        detail["split"] = pieces.to_dict()
-        if not pieces.complete:
-            return stopped(pieces.models * factor, 0)
-        models = pieces.models
+                             deadline, said, formula)
+        detail[formula] = pieces.to_dict()
+        return pieces.models if pieces.complete else None
+
+    models = with_precedence([], "split")
     if models is None:
-        return stopped(None, 0)
+        low = detail.get("split", {}).get("models")
+        return stopped(None if low is None else low * factor, 0)
     labelled = models * factor
     group = line_group(n)
     identity = list(range(m))
@@ -493,9 +505,10 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
             if g == 0 and pi == identity:
                 fixed = labelled
             elif pi == identity:
-                # Fix(g, id) is closed under renaming, which acts freely: one per orbit.
-                found = _counted_in_child(method, base + extra + fixed_by(cnf, group[g], pi),
-                                          top, deadline, decompose=False)
+                # Fix(g, id) is closed under renaming, which acts freely: one per orbit. It
+                # can be a good part of the whole (the top swap fixes every solution whose
+                # top cube's two short lines share a label), so it is split too.
+                found = with_precedence(fixed_by(cnf, group[g], pi), f"split fixed by g{g}")
                 fixed = None if found is None else found * factor
             else:
                 fixed = _counted_in_child(method, base + fixed_by(cnf, group[g], pi),

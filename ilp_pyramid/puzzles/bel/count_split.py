@@ -81,16 +81,18 @@ class SplitCount:
     n: int
     method: str
     depth: int
+    formula: str = "split"  # which formula: the labelled count's, or a fixed-point one's
 
     @property
     def key(self) -> str:
         text = json.dumps(["count", RECORD_VERSION, self.n, self.method, self.depth,
-                           line_order(self.n)])
+                           line_order(self.n)] + ([] if self.formula == "split"
+                                                  else [self.formula]))
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def to_json(self) -> dict:
         return {"n": self.n, "key": self.key, "count": self.method, "depth": self.depth,
-                "order": list(line_order(self.n))}
+                "formula": self.formula, "order": list(line_order(self.n))}
 
 
 @dataclass
@@ -185,16 +187,18 @@ def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
                 Callable[[Cube], list[Clause]], num_vars: int, depth: int,
                 record_dir: Path | None = None, cube_time: float | None = None,
                 jobs: int | None = None, deadline: float | None = None,
-                progress: Callable[[dict], None] | None = None) -> SplitTally:
+                progress: Callable[[dict], None] | None = None,
+                formula: str = "split") -> SplitTally:
     """Count the models of `clauses` (with first appearance along `line_order(n)`) piece by
     piece, `jobs` children at a time (at most the cores), until every piece is counted or
     `deadline` (perf_counter) passes; `cube_clauses(cube)` are a piece's unit clauses.
-    With `record_dir`, pieces are recorded there and a rerun resumes. SolverError if a
-    counter's child ends without an answer."""
+    With `record_dir`, pieces are recorded there and a rerun resumes; `formula` names which
+    formula it is (a record apiece). SolverError if a counter's child ends without an
+    answer."""
     from ilp_pyramid.formats.lock import hold
     from ilp_pyramid.puzzles.bel.hunt.conquer import Record
 
-    problem = SplitCount(n, method, depth)
+    problem = SplitCount(n, method, depth, formula)
     jobs = max(1, min(jobs or cores(), cores()))
     with contextlib.ExitStack() as stack:
         if record_dir is None:
