@@ -4,6 +4,11 @@ line per piece appended to docs/data/bel_count_pieces.jsonl.
 
     nice -n 10 python docs/scripts/count_pieces.py N DEPTH METHOD K CAP SEED
     python docs/scripts/count_pieces.py summary     # the table in docs/counts.md
+    nice -n 10 python docs/scripts/count_pieces.py fixed N METHOD CAP
+
+`fixed` counts every Burnside fixed-point formula but the identity's (count.py: one (g, pi)
+per conjugacy class of g and cycle type of pi) the same way, one JSON line each appended to
+docs/data/bel_count_fixed_points.jsonl.
 
 Each piece goes through the counters' own path (count._model_count: the SAT solver first,
 then the counter, D4 without its tree decomposition as count_split does), so a row's CPU
@@ -25,6 +30,7 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent.parent / "data" / "bel_count_pieces.jsonl"
+FIXED = RESULTS.with_name("bel_count_fixed_points.jsonl")
 
 
 def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
@@ -36,6 +42,45 @@ def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
     began = time.process_time()
     models = _model_count(method, clauses, top, False)
     answers.put((models, time.process_time() - began))
+
+
+def _capped(context, method: str, clauses: list, top: int, cap: int) -> dict:
+    answers = context.Queue()
+    child = context.Process(target=_child, args=(method, clauses, top, cap, answers))
+    child.start()
+    child.join()
+    if child.exitcode == 0:
+        models, cpu = answers.get()
+        return {"status": "counted", "count": models, "cpu_seconds": round(cpu, 2)}
+    return {"status": "timeout", "count": None, "cpu_seconds": cap}  # killed by RLIMIT_CPU
+
+
+def fixed_points(n: int, method: str, cap: int) -> None:
+    from ilp_pyramid.puzzles.bel.canonical import line_group
+    from ilp_pyramid.puzzles.bel.count import conjugacy_classes, cycle_types
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
+    from ilp_pyramid.puzzles.bel.geometry import pyramid
+
+    cnf = base_cnf(n)
+    base = list(cnf.formula.clauses)
+    extra, top = precedence(cnf)
+    m = pyramid(n).num_labels
+    group = line_group(n)
+    context = multiprocessing.get_context("fork")
+    for g, g_size in conjugacy_classes(group):
+        for pi, pi_size in cycle_types(m):
+            if g == 0 and pi == list(range(m)):
+                continue
+            if pi == list(range(m)):
+                clauses, size = base + extra + fixed_by(cnf, group[g], pi), top
+            else:
+                clauses, size = base + fixed_by(cnf, group[g], pi), cnf.num_variables
+            row = {"n": n, "g": g, "g_size": g_size, "pi": pi, "pi_size": pi_size,
+                   "method": method, "cap": cap, "date": datetime.date.today().isoformat(),
+                   **_capped(context, method, clauses, size, cap)}
+            with open(FIXED, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
+            print(json.dumps(row), flush=True)
 
 
 def summary() -> str:
@@ -67,6 +112,9 @@ def main(argv: list[str]) -> int:
     if argv == ["summary"]:
         print(summary())
         return 0
+    if argv[:1] == ["fixed"]:
+        fixed_points(int(argv[1]), argv[2], int(argv[3]))
+        return 0
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
     from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
     from ilp_pyramid.puzzles.bel.geometry import pyramid
@@ -82,21 +130,12 @@ def main(argv: list[str]) -> int:
     for index in chosen:
         cube = pieces[index]
         units = [[cnf.line_var(line, label)] for line, label in cube]
-        answers = context.Queue()
-        child = context.Process(target=_child, args=(method, cnf.formula.clauses + extra + units,
-                                                     top, cap, answers))
         load = os.getloadavg()[0]
-        child.start()
-        child.join()
         row = {"n": n, "depth": depth, "pieces": len(pieces), "piece": index,
                "cube": [list(pair) for pair in cube], "method": method, "cap": cap,
                "seed": seed, "load": round(load, 1),
-               "date": datetime.date.today().isoformat()}
-        if child.exitcode == 0:
-            models, cpu = answers.get()
-            row.update(status="counted", count=models, cpu_seconds=round(cpu, 2))
-        else:  # killed by RLIMIT_CPU
-            row.update(status="timeout", count=None, cpu_seconds=cap)
+               "date": datetime.date.today().isoformat(),
+               **_capped(context, method, cnf.formula.clauses + extra + units, top, cap)}
         with open(RESULTS, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
