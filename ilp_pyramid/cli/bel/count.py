@@ -113,7 +113,8 @@ def count(
             said[0] = time.perf_counter()
             err_console.print(_split_line(name, figures, said[0] - start), markup=False)
         if status is not None:
-            shown = ", ".join(f"{k} {v:,}" for k, v in figures.items() if isinstance(v, int))
+            shown = ", ".join(f"{k} {v:,}" for k, v in figures.items()
+                              if isinstance(v, int) and not isinstance(v, bool))
             status.update(f"{name}: {shown} ({time.perf_counter() - start:.0f} s)")
 
     with interruptible():

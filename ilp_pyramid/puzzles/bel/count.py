@@ -22,6 +22,10 @@ Methods, each independent of the others in how it finds the solutions:
 - "scip": the same counts by SCIP's counting mode (optional `pyscipopt`) on the CNF as a 0-1
   program: the MIP side's column, a branch and bound that lists no solution but visits each.
 
+With a `Split`, these counters count the labelled figure (and any fixed-point formula with
+first appearance that has models) as a sum over pieces that partition the models, each in
+its own child, resumable from a record (count_split.py).
+
 The enumerating methods also check the orbit-stabiliser theorem on every class: a class whose
 representative is fixed by |Stab| elements of G x S holds exactly |G| / |Stab| of the
 solutions they found (each solution stands for its (2N-1)! renamings). Every class's
@@ -394,10 +398,10 @@ COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 
 
 # The exact counters ask a SAT solver first, and count only a formula it finds satisfiable:
-# both spend far longer on some unsatisfiable formulas than on satisfiable ones of the same
-# size (D4 its whole tree decomposition, Ganak more), and most pieces of a split count
-# (count_split.py) are unsatisfiable. Such a formula's 0 is the SAT solver's, a different
-# one for each counter, so the two columns stay independent.
+# Ganak (pyganak 2.8) spends far longer on some unsatisfiable formulas than on satisfiable
+# ones of the same size, most pieces of a split count (count_split.py) and most fixed-point
+# formulas are unsatisfiable, and a SAT solver settles those at once. Such a formula's 0 is
+# the SAT solver's, a different one for each counter, so the two columns stay independent.
 SAT_FIRST = {"d4": "glucose4", "ganak": "cadical195"}
 
 
@@ -422,14 +426,16 @@ def _model_count(method: str, clauses: list[list[int]], num_vars: int,
 
 
 def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
-                      deadline: float | None, decompose: bool = True) -> int | None:
+                      deadline: float | None, decompose: bool = True,
+                      satisfiable_only: bool = False) -> int | None:
     """The counter's answer in a forked child (killed at the deadline or on Ctrl-C); None at
-    the limit."""
+    the limit. `satisfiable_only`: 1 or 0, whether its SAT solver finds a model."""
 
     def target(clauses: list, num_vars: int, send) -> None:
         _detach_child()
         with native_output():
-            result = _model_count(method, clauses, num_vars, decompose)
+            result = (int(_satisfiable(method, clauses)) if satisfiable_only
+                      else _model_count(method, clauses, num_vars, decompose))
         send(("counted", result))
 
     left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
@@ -483,8 +489,11 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
         if split is None:
             return _counted_in_child(method, base + extra + more, top, deadline,
                                      decompose=not more)
-        if more and not _satisfiable(method, base + extra + more):
-            return 0
+        if more:
+            found = _counted_in_child(method, base + extra + more, top, deadline,
+                                      satisfiable_only=True)
+            if not found:
+                return found  # 0: no model; None: the limit
         pieces = count_split(method, n, base + extra + more,
                              lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top,
                              split.depth, split.record, split.cube_time, split.jobs,
