@@ -155,6 +155,94 @@ def test_approxmc_brackets_the_exact_count():
     assert estimate.detail["low"] <= report.labelled <= estimate.detail["high"]
 
 
+# --- cube-and-count (--split) --------------------------------------------------------------
+
+
+def _rows_along(n: int, order: tuple[int, ...]) -> np.ndarray:
+    """Every solution with first appearance along `order`, by SAT enumeration."""
+    from pysat.solvers import Solver
+
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, line_vars, precedence
+
+    cnf = base_cnf(n)
+    extra, _ = precedence(cnf, order)
+    xs = line_vars(cnf)
+    m = pyramid(n).num_labels
+    rows = []
+    with Solver(name="minisat22", bootstrap_with=cnf.formula.clauses + extra) as solver:
+        while solver.solve():
+            model = solver.get_model()
+            true = [v for v in xs if model[v - 1] > 0]
+            solver.add_clause([-v for v in true])
+            rows.append([(v - xs[0]) % m for v in true])
+    return np.asarray(rows)
+
+
+def _split_formula(n: int):
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
+    from ilp_pyramid.puzzles.bel.count_split import line_order
+
+    cnf = base_cnf(n)
+    extra, top = precedence(cnf, line_order(n))
+    return (cnf.formula.clauses + extra, lambda cube: [[cnf.line_var(i, v)] for i, v in cube],
+            top)
+
+
+def test_the_pieces_partition_the_enumerated_solutions_and_d4_counts_each():
+    """Each enumerated solution falls in exactly one piece, and D4's count of every piece is
+    the number that fall in it: the pieces are disjoint and leave nothing out."""
+    from ilp_pyramid.puzzles.bel.count_cnf import d4_count
+    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+
+    order = line_order(2)
+    rows = _rows_along(2, order)
+    assert len(rows) * math.factorial(3) == len(_every_labelling(2))
+    clauses, units, top = _split_formula(2)
+    pieces = _open_cubes({}, order, 3, 4)
+    assert len(pieces) == 14  # first-appearance labellings of 4 lines with 3 labels
+    home = np.zeros(len(rows), dtype=int)
+    for cube in pieces:
+        inside = np.all([rows[:, line] == label for line, label in cube], axis=0)
+        home += inside
+        assert d4_count(clauses + units(cube), top, decompose=False) == int(inside.sum()), cube
+    assert np.all(home == 1)
+
+
+def test_split_counts_by_d4_and_ganak_sum_to_the_whole_count():
+    pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
+    from ilp_pyramid.puzzles.bel.count_split import count_split
+
+    clauses, units, top = _split_formula(2)
+    whole = len(_rows_along(2, tuple(range(len(pyramid(2).lines)))))
+    for method, depth in (("d4", 3), ("ganak", 2)):  # ganak: few calls, each has a fixed cost
+        tally = count_split(method, 2, clauses, units, top, depth, jobs=2)
+        assert tally.complete and tally.open == 0, method
+        assert tally.models == whole, method
+
+
+def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path):
+    """A record cut short (a kill mid-line too) is gone on from: only the missing pieces are
+    counted again. A piece recorded as split again is replaced by its children."""
+    from ilp_pyramid.puzzles.bel.count_split import children, count_split, line_order
+
+    clauses, units, top = _split_formula(2)
+    first = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path)
+    assert first.complete and first.counted == 2
+    (path,) = tmp_path.glob("count-*.jsonl")
+    lines = path.read_text().splitlines()
+    header, rows = lines[0], [json.loads(line) for line in lines[1:]]
+    order = line_order(2)
+    split_row = {"cube": rows[0]["cube"], "status": "split", "line": order[2],
+                 "children": children(tuple(map(tuple, rows[0]["cube"])), 3), "refuted": [],
+                 "cpu": 0.5}
+    path.write_text("\n".join([header, json.dumps(split_row), '{"cube": [[9']) + "")
+    again = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path)
+    assert again.complete and again.models == first.models
+    assert again.split == 1 and again.counted == 1 + len(split_row["children"])
+    kept = [json.loads(line) for line in path.read_text().splitlines()[2:] if line.endswith("}")]
+    assert len(kept) == again.counted  # nothing counted twice
+
+
 # --- the command line ----------------------------------------------------------------------
 
 
@@ -168,7 +256,9 @@ def test_count_json_is_one_object_and_exit_0(cli):
 
 
 @pytest.mark.parametrize("args", [["0"], ["6"], ["2", "--method", "nope"], ["2", "--method", ","],
-                                  ["two"], ["2", "--time-limit", "-1"]])
+                                  ["two"], ["2", "--time-limit", "-1"],
+                                  ["2", "--record", "x"], ["2", "--split", "18"],
+                                  ["2", "--split", "2", "--cube-time", "0"]])
 def test_bad_input_is_exit_2_with_one_line(cli, args):
     result = cli("count", *args)
     assert result.code == 2
@@ -183,14 +273,40 @@ def test_time_limit_is_exit_3_with_bounds_in_json(cli):
     assert data["status"] == TIMEOUT and data["labelled"] is None
 
 
+def test_split_count_json_is_one_object_and_exit_0(cli, tmp_path):
+    result = cli("count", "2", "--json", "--method", "d4", "--split", "3", "--record",
+                 str(tmp_path))
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["status"] == COUNTED
+    assert data["labelled"] == len(_every_labelling(2))
+    assert data["up_to_symmetry"] == count_by_search(2).classes
+    split = data["methods"][0]["detail"]["split"]
+    assert split["complete"] and split["pieces_open"] == 0
+    assert Path(split["record"]).parent == tmp_path
+
+
+def test_a_split_count_at_its_time_limit_is_exit_3_with_a_lower_bound(cli):
+    result = cli("count", "3", "--method", "d4", "--split", "5", "--time-limit", "1", "--json")
+    assert result.code == 3, result.err
+    data = json.loads(result.out)
+    assert data["status"] == TIMEOUT and data["labelled"] is None
+    split = data["methods"][0]["detail"]["split"]
+    assert not split["complete"] and split["pieces_open"] > 0
+    assert data["labelled_at_least"] == split["models"] * math.factorial(5)
+
+
 @pytest.mark.parametrize("method, sig, code", [("d4", signal.SIGINT, 130),
                                               ("ganak", signal.SIGTERM, 143),
-                                              ("sat", signal.SIGTERM, 143)])
+                                              ("sat", signal.SIGTERM, 143),
+                                              ("d4 --split 5 -j 2", signal.SIGINT, 130)])
 def test_a_signal_stops_a_count_within_2_s_and_leaves_no_child(method, sig, code):
-    """D4, Ganak and the SAT enumeration run in a forked child: it goes with the command."""
+    """D4, Ganak and the SAT enumeration run in a forked child, a split count's cubes one
+    child each: they go with the command."""
     if method == "ganak":
         pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
-    stopped = signal_at_work(["count", 4, "--method", method], sig,
+    name, *more = method.split()
+    stopped = signal_at_work(["count", 4, "--method", name, *more], sig,
                              lambda pid: bool(live_children(pid)))
     assert stopped.code == code, stopped.err
     assert stopped.seconds < 2.0

@@ -86,6 +86,8 @@ ROWS: list[tuple[str, list[str], tuple[int, ...]]] = [
     # D4 and a SAT enumeration in forked children (Ganak, the other default, is the same
     # child's with another counter, and costs a few seconds more here)
     ("count", ["2", "--method", "d4,sat", "--json"], SOLVED),
+    ("count", ["2", "--method", "d4", "--split", "3", "--record", "{tmp}/count2", "--json"],
+     SOLVED),  # a forked child per piece, D4 printing its statistics in each
     ("hunt", ["3", "--state-dir", "{tmp}/hunt3", "--jobs", "1", "--time-limit", "60",
               "--json"], SOLVED),
     ("conquer", ["3", "--strategy", "LabelPermutation", "--record", "{tmp}/conquer3",

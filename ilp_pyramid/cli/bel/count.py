@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import typer
 from rich.table import Table
@@ -10,11 +11,13 @@ from rich.table import Table
 from ilp_pyramid.backends.process import interruptible
 from ilp_pyramid.cli.options import (
     EXIT_TIMEOUT,
+    Jobs,
     Json,
     Seed,
     TimeLimit,
     console,
     err_console,
+    fail,
     like,
     print_json,
     print_table,
@@ -23,10 +26,15 @@ from ilp_pyramid.puzzles.bel.count import (
     DEFAULT_METHODS,
     METHODS,
     CountReport,
+    Split,
     check_methods,
     check_n,
+    check_split,
 )
 from ilp_pyramid.puzzles.bel.count import count as count_pyramids
+
+# Seconds between two progress lines of a split count on stderr (no live status line).
+SPLIT_REPORT_EVERY = 30.0
 
 
 def count(
@@ -46,6 +54,21 @@ def count(
     seed: int = like(Seed, help="ApproxMC's random seed (default 1)."),
     time_limit: float = like(TimeLimit, help="Stop after this many seconds in all (exit 3, "
                                              "lower bounds printed as such)."),
+    split: int = typer.Option(None, "--split", min=0,
+                              help="Count the exact counters' labelled figure in cubes: the "
+                                   "models split on the labels of this many lines (the "
+                                   "bottom level's first), each cube counted in its own "
+                                   "process, the counts summed."),
+    cube_time: float = typer.Option(None, "--cube-time", min=0.0,
+                                    help="With --split: CPU seconds one cube gets before it "
+                                         "is split again on the next line (default: no "
+                                         "limit)."),
+    record: Path = typer.Option(None, "--record",
+                                help="With --split: directory for the record of counted "
+                                     "cubes (count-KEY.jsonl, one per counter), resumed "
+                                     "from by a rerun."),
+    jobs: int = like(Jobs, help="With --split: cubes counted at a time (default: one per "
+                                "core; at most the cores)."),
     json_out: bool = Json,
 ) -> None:
     """Count Bel's Pyramids of N levels: labelled, and up to symmetry (the pyramid's 4^N
@@ -61,19 +84,37 @@ def count(
     methods disagree (no number printed), 2 bad input, 3 time limit before any method finished
     (lower bounds printed as such), 130/143 interrupted. With --method none --approx: 0 once
     ApproxMC answered, 3 if it did not within the time limit.
+
+    With --split K, d4, ganak and scip count the labelled figure in cubes (K lines given
+    labels, first appearance along them), each cube in its own process, --jobs at a time; a
+    cube past --cube-time CPU seconds is split again. With --record DIR every counted cube is
+    kept in DIR and a rerun goes on from there; at the time limit the cubes counted so far
+    give a lower bound. Progress goes to stderr.
     """
     methods = None if method is None else [
         m.strip() for m in method.split(",") if m.strip() and m.strip() != "none"]
     check_n(n)
     if methods is not None:
         check_methods(methods, approx)
+    if split is None and (cube_time is not None or record is not None or jobs is not None):
+        fail("--cube-time, --record and --jobs go with --split")
+    cubes = None if split is None else Split(split, record, cube_time, jobs)
+    if cubes is not None:
+        check_split(n, cubes)
     live = not json_out and err_console.is_terminal
     status = err_console.status("counting", spinner="dots") if live else None
     start = time.perf_counter()
 
+    said = [start]
+
     def progress(name: str, figures: dict) -> None:
+        if status is None and "pieces_open" in figures and \
+                time.perf_counter() - said[0] >= SPLIT_REPORT_EVERY:
+            said[0] = time.perf_counter()
+            err_console.print(_split_line(name, figures, said[0] - start), markup=False)
         if status is not None:
-            shown = ", ".join(f"{k} {v:,}" for k, v in figures.items() if isinstance(v, int))
+            shown = ", ".join(f"{k} {v:,}" for k, v in figures.items()
+                              if isinstance(v, int) and not isinstance(v, bool))
             status.update(f"{name}: {shown} ({time.perf_counter() - start:.0f} s)")
 
     with interruptible():
@@ -82,7 +123,7 @@ def count(
         try:
             report = count_pyramids(n, methods, time_limit, progress,
                                     (epsilon, delta, 1 if seed is None else seed)
-                                    if approx else None)
+                                    if approx else None, cubes)
         finally:
             if status is not None:
                 status.stop()
@@ -92,6 +133,13 @@ def count(
         _print(report)
     if report.status == "timeout":
         raise typer.Exit(EXIT_TIMEOUT)
+
+
+def _split_line(name: str, figures: dict, elapsed: float) -> str:
+    return (f"{name}: {figures['pieces_counted']:,} cube(s) counted, "
+            f"{figures['pieces_open']:,} open, {figures['pieces_split']:,} split again; "
+            f"{figures['models']:,} models so far; {figures['piece_cpu_seconds']:,.0f} CPU s "
+            f"in cubes ({elapsed:.0f} s)")
 
 
 def _print(report: CountReport) -> None:

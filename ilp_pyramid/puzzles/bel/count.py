@@ -22,6 +22,10 @@ Methods, each independent of the others in how it finds the solutions:
 - "scip": the same counts by SCIP's counting mode (optional `pyscipopt`) on the CNF as a 0-1
   program: the MIP side's column, a branch and bound that lists no solution but visits each.
 
+With a `Split`, these counters count the labelled figure (and any fixed-point formula with
+first appearance that has models) as a sum over pieces that partition the models, each in
+its own child, resumable from a record (count_split.py).
+
 The enumerating methods also check the orbit-stabiliser theorem on every class: a class whose
 representative is fixed by |Stab| elements of G x S holds exactly |G| / |Stab| of the
 solutions they found (each solution stands for its (2N-1)! renamings). Every class's
@@ -41,6 +45,7 @@ import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass, field
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 
@@ -63,6 +68,31 @@ COUNTED, TIMEOUT, ESTIMATE = "counted", "timeout", "estimate"
 COUNT_MAX_N = 5
 
 Progress = Callable[[str, dict], None]
+
+
+@dataclass(frozen=True)
+class Split:
+    """How an exact counter's labelled count is split (count_split.py): `depth` lines deep
+    to start, a piece past `cube_time` CPU seconds split again, `jobs` pieces at a time,
+    the pieces recorded in `record` (a directory) for a rerun to resume from."""
+
+    depth: int
+    record: Path | None = None
+    cube_time: float | None = None
+    jobs: int | None = None
+
+
+def check_split(n: int, split: Split) -> None:
+    lines = len(pyramid(n).lines)
+    if not 0 <= split.depth <= lines:
+        raise InputError(f"--split must be between 0 and {lines} lines at N={n} (got "
+                         f"{split.depth})")
+    if split.cube_time is not None and not (math.isfinite(split.cube_time)
+                                             and split.cube_time > 0):
+        raise InputError(f"--cube-time must be a finite number of CPU seconds > 0 (got "
+                         f"{split.cube_time})")
+    if split.record is not None and split.record.exists() and not split.record.is_dir():
+        raise InputError(f"--record {split.record}: not a directory")
 
 
 @dataclass
@@ -367,9 +397,28 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
 COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 
 
+# The exact counters ask a SAT solver first, and count only a formula it finds satisfiable:
+# Ganak (pyganak 2.8) spends far longer on some unsatisfiable formulas than on satisfiable
+# ones of the same size, most pieces of a split count (count_split.py) and most fixed-point
+# formulas are unsatisfiable, and a SAT solver settles those at once. Such a formula's 0 is
+# the SAT solver's, a different one for each counter, so the two columns stay independent.
+SAT_FIRST = {"d4": "glucose4", "ganak": "cadical195"}
+
+
+def _satisfiable(method: str, clauses: list[list[int]]) -> bool:
+    """The counter's SAT solver (SAT_FIRST; CaDiCaL for the others) on `clauses`."""
+    from pysat.solvers import Solver
+
+    with Solver(name=SAT_FIRST.get(method, "cadical195"), bootstrap_with=clauses) as solver:
+        return bool(solver.solve())
+
+
 def _model_count(method: str, clauses: list[list[int]], num_vars: int,
                  decompose: bool) -> int:
     from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count, scip_count
+
+    if method in SAT_FIRST and not _satisfiable(method, clauses):
+        return 0
 
     if method == "d4":
         return d4_count(clauses, num_vars, decompose)
@@ -377,14 +426,16 @@ def _model_count(method: str, clauses: list[list[int]], num_vars: int,
 
 
 def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
-                      deadline: float | None, decompose: bool = True) -> int | None:
+                      deadline: float | None, decompose: bool = True,
+                      satisfiable_only: bool = False) -> int | None:
     """The counter's answer in a forked child (killed at the deadline or on Ctrl-C); None at
-    the limit."""
+    the limit. `satisfiable_only`: 1 or 0, whether its SAT solver finds a model."""
 
     def target(clauses: list, num_vars: int, send) -> None:
         _detach_child()
         with native_output():
-            result = _model_count(method, clauses, num_vars, decompose)
+            result = (int(_satisfiable(method, clauses)) if satisfiable_only
+                      else _model_count(method, clauses, num_vars, decompose))
         send(("counted", result))
 
     left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
@@ -398,9 +449,12 @@ def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
 
 
 def count_by_model_counter(method: str, n: int, deadline: float | None = None,
-                           progress: Progress | None = None) -> MethodCount:
+                           progress: Progress | None = None,
+                           split: Split | None = None) -> MethodCount:
     """An exact counter's (d4, ganak or scip) labelled count and Burnside's classes; InputError
-    naming the extra when the counter is not installed."""
+    naming the extra when the counter is not installed. With `split`, the labelled count is
+    the sum of the counts of pieces that partition the models (count_split.py); a time limit
+    before every piece is counted leaves their sum so far as a lower bound."""
 
     need(COUNTERS[method])
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
@@ -409,17 +463,48 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
     children_cpu = _children_cpu()
     cnf = base_cnf(n)
     base = list(cnf.formula.clauses)
-    extra, top = precedence(cnf)
     m = pyramid(n).num_labels
     factor = math.factorial(m)
+    detail: dict = {}
 
     def stopped(labelled: int | None, calls: int) -> MethodCount:
         return MethodCount(method, TIMEOUT, labelled, None, time.perf_counter() - start,
-                           _children_cpu() - children_cpu, {"fixed_point_counts": calls})
+                           _children_cpu() - children_cpu,
+                           {"fixed_point_counts": calls, **detail})
 
-    models = _counted_in_child(method, base + extra, top, deadline)
+    if split is None:
+        extra, top = precedence(cnf)
+    else:
+        from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
+
+        extra, top = precedence(cnf, line_order(n))
+
+        def said(figures: dict) -> None:
+            if progress is not None:
+                progress(method, figures)
+
+    def with_precedence(more: list[list[int]], formula: str) -> int | None:
+        """Models of base + extra + more: in one child, or in pieces with `split` (a
+        lower bound in detail[formula] when the pieces stop short); None at the limit."""
+        if split is None:
+            return _counted_in_child(method, base + extra + more, top, deadline,
+                                     decompose=not more)
+        if more:
+            found = _counted_in_child(method, base + extra + more, top, deadline,
+                                      satisfiable_only=True)
+            if not found:
+                return found  # 0: no model; None: the limit
+        pieces = count_split(method, n, base + extra + more,
+                             lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top,
+                             split.depth, split.record, split.cube_time, split.jobs,
+                             deadline, said, formula)
+        detail[formula] = pieces.to_dict()
+        return pieces.models if pieces.complete else None
+
+    models = with_precedence([], "split")
     if models is None:
-        return stopped(None, 0)
+        low = detail.get("split", {}).get("models")
+        return stopped(None if low is None else low * factor, 0)
     labelled = models * factor
     group = line_group(n)
     identity = list(range(m))
@@ -429,9 +514,10 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
             if g == 0 and pi == identity:
                 fixed = labelled
             elif pi == identity:
-                # Fix(g, id) is closed under renaming, which acts freely: one per orbit.
-                found = _counted_in_child(method, base + extra + fixed_by(cnf, group[g], pi),
-                                          top, deadline, decompose=False)
+                # Fix(g, id) is closed under renaming, which acts freely: one per orbit. It
+                # can be a good part of the whole (the top swap fixes every solution whose
+                # top cube's two short lines share a label), so it is split too.
+                found = with_precedence(fixed_by(cnf, group[g], pi), f"split fixed by g{g}")
                 fixed = None if found is None else found * factor
             else:
                 fixed = _counted_in_child(method, base + fixed_by(cnf, group[g], pi),
@@ -447,22 +533,22 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
         raise SolverError(f"{method}: Burnside's sum {total} is not a multiple of |G x S| = "
                           f"{order}")
     return MethodCount(method, COUNTED, labelled, total // order, time.perf_counter() - start,
-                       _children_cpu() - children_cpu, {"fixed_point_counts": calls})
+                       _children_cpu() - children_cpu, {"fixed_point_counts": calls, **detail})
 
 
-def count_by_d4(n: int, deadline: float | None = None,
-                progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("d4", n, deadline, progress)
+def count_by_d4(n: int, deadline: float | None = None, progress: Progress | None = None,
+                split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("d4", n, deadline, progress, split)
 
 
-def count_by_ganak(n: int, deadline: float | None = None,
-                   progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("ganak", n, deadline, progress)
+def count_by_ganak(n: int, deadline: float | None = None, progress: Progress | None = None,
+                   split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("ganak", n, deadline, progress, split)
 
 
-def count_by_scip(n: int, deadline: float | None = None,
-                  progress: Progress | None = None) -> MethodCount:
-    return count_by_model_counter("scip", n, deadline, progress)
+def count_by_scip(n: int, deadline: float | None = None, progress: Progress | None = None,
+                  split: Split | None = None) -> MethodCount:
+    return count_by_model_counter("scip", n, deadline, progress, split)
 
 
 def _children_cpu() -> float:
@@ -529,12 +615,14 @@ def default_methods() -> list[str]:
 
 def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
           time_limit: float | None = None, progress: Progress | None = None,
-          approx: tuple[float, float, int] | None = None) -> CountReport:
+          approx: tuple[float, float, int] | None = None,
+          split: Split | None = None) -> CountReport:
     """Count Bel's Pyramids of N levels by every method in `methods`, one after the other,
     all within `time_limit` seconds. The exact figures are those every finished method
     agrees on; a disagreement raises SolverError. `approx` = (epsilon, delta, seed) adds
     ApproxMC's estimate (a bound, not a count) after them. `methods` None:
-    `default_methods()`."""
+    `default_methods()`. `split`: the exact counters' labelled counts piece by piece
+    (count_split.py); the enumerations ignore it."""
     check_n(n)
     methods = default_methods() if methods is None else list(dict.fromkeys(methods))
     check_methods(methods, approx is not None)
@@ -542,7 +630,10 @@ def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
         raise InputError(f"time_limit must be a finite number of seconds >= 0 (got "
                          f"{time_limit})")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    results = [RUNNERS[name](n, deadline, progress) for name in methods]
+    if split is not None:
+        check_split(n, split)
+    results = [RUNNERS[name](n, deadline, progress, split) if name in COUNTERS
+               else RUNNERS[name](n, deadline, progress) for name in methods]
     if approx is not None:
         results.append(estimate_by_approxmc(n, *approx, deadline=deadline))
     finished = [r for r in results if r.status == COUNTED]

@@ -317,15 +317,16 @@ def chosen_for_proof(cube: Cube, fraction: float) -> bool:
 @dataclass
 class Record:
     """STATE_DIR/conquer-KEY.jsonl: the problem (a neighbourhood, or hypotheses), then one
-    line per settled cube."""
+    line per settled cube. The count's pieces (count_split.py) keep the same record under
+    another `name` (count-KEY.jsonl), a counted piece being one more kind of settled cube."""
 
     path: Path
     hood: Problem
     settled: dict[Cube, dict]
 
     @classmethod
-    def open(cls, state_dir: Path, hood: Problem) -> Record:
-        path = state_dir / f"conquer-{hood.key}.jsonl"
+    def open(cls, state_dir: Path, hood: Problem, name: str = "conquer") -> Record:
+        path = state_dir / f"{name}-{hood.key}.jsonl"
         settled: dict[Cube, dict] = {}
         if path.exists():
             for text in read_text(path).splitlines()[1:]:
