@@ -50,6 +50,7 @@ class Settings:
     # apart from it: with repairs at 3, most covers are impossible and a long wait for one
     # costs more than the next descent)
     repair_time_limit: float = 5.0
+    timeout_weight: float = 0.0  # a timed-out Z cover counts as this many impossible ones
     # also the (small) X and Y repairs below the repair level (None: by N)
     xy_repairs: bool | None = None
     # restart a descent after this many impossible Z covers of its states (None: by N)
@@ -295,6 +296,10 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
                 result = measured(kind, attempt, limit)
                 solved_by = kind
+                if kind == "Z" and result.status == repairs.TIMEOUT:
+                    # a cover the time limit cut counts toward the restart as an impossible
+                    # one: a descent whose states all give long covers restarted never
+                    descent_covers += settings.timeout_weight
                 if kind == "Z" and result.status == repairs.INFEASIBLE:
                     descent_covers += 1
                     if kicks:
