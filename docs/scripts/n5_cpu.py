@@ -101,6 +101,9 @@ def race(path: str, pairs: list[str]) -> None:
         row = json.loads(line)
         cpu.setdefault(row["arm"], {})[row["seed"]] = row["cpu"] if row["solved"] else \
             float("inf")
+    # the arms compared on the same seeds: those every arm ran
+    common = set.intersection(*(set(times) for times in cpu.values()))
+    cpu = {arm: {s: t for s, t in times.items() if s in common} for arm, times in cpu.items()}
     for arm, times in sorted(cpu.items()):
         values = list(times.values())
         print(f"{arm:>12} single ({len(values)} seeds): {_quantiles(values)}; "
@@ -108,9 +111,10 @@ def race(path: str, pairs: list[str]) -> None:
     for pair in pairs:
         first, _, second = pair.partition("+")
         a, b = cpu[first], cpu[second or first]
-        modelled = [min(a[i], b[j]) for i, j in itertools.product(a, b) if i != j]
+        modelled = [min(a[i], b[j]) for i, j in itertools.product(common, common) if i != j]
         real = [min(a[s], b[s + SEED_STRIDE]) for s in a if s + SEED_STRIDE in b]
-        print(f"{pair:>12} race, all pairs ({len(modelled)}): {_quantiles(modelled)}")
+        print(f"{pair:>12} race, all pairs of {len(common)} seeds: {_quantiles(modelled)}; "
+              f"P(over 9) {sum(v > 9 for v in modelled) / len(modelled):.3f}")
         if real:
             print(f"{pair:>12} race, real pairs ({len(real)}): {_quantiles(real)}; "
                   f"over 9: {sum(v > 9 for v in real)}")
