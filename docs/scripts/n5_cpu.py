@@ -1,14 +1,15 @@
 """CPU seconds of single N=5 searches to a solution, per seed and per Settings arm, and the
-race of two modelled from them (docs/hybrid.md, "The N=5 restart policy").
+race of two modelled from them (docs/hybrid.md, "Long covers").
 
 CPU time, not wall, so that it can be taken on a shared machine: each search runs in this
-process (`solve_lns`, MiniSat repairs in the process too) with a CPU budget; a search over the
-budget counts as not solved (infinite). Arms run seed by seed, interleaved, so they see the
-same load. One JSON line per (arm, seed) goes to stdout.
+process (`solve_lns`, MiniSat repairs in the process too, their limit on CPU time) with a CPU
+budget; a search over the budget counts as not solved (infinite). Arms run seed by seed,
+interleaved, so they see the same load. One JSON line per (arm, seed) goes to stdout, with
+every cover's CPU seconds and answer.
 
-    python docs/scripts/n5_cpu.py run --seeds 1000-1059 --budget 40 \\
-        --arm base={} --arm best='{"restart_from_best": true}' > runs.jsonl
-    python docs/scripts/n5_cpu.py race runs.jsonl --pair base+best
+    python docs/scripts/n5_cpu.py run --seeds 1000-1039 --budget 25 \
+        --arm before='{"repair_time_limit": 5, "timeout_weight": 0}' --arm after={} > runs.jsonl
+    python docs/scripts/n5_cpu.py race runs.jsonl --pair before --pair after
 
 `race` models `solve 5`'s two racing searches (lns/race.py): search 0 runs the seed S with
 the first arm's settings, search 1 the seed S + race.SEED_STRIDE with the second's; a race
