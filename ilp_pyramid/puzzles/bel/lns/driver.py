@@ -46,13 +46,15 @@ class Settings:
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
-    # one whole-family repair may take this long at most: CPU seconds of a SAT repair, wall
-    # seconds of the others (None: by N)
-    repair_time_limit: float | None = None
+    # one repair may take this long at most: CPU seconds of a SAT repair, wall seconds of the
+    # others (measured together with the N=5 level 3, not apart from it: with repairs at 3,
+    # most covers are impossible and a long wait for one costs more than the next descent;
+    # 1 s at N=5 shortened the choosing seeds' tail, not the checking seeds': docs/hybrid.md,
+    # "Long covers")
+    repair_time_limit: float = 5.0
     # a Z cover cut by that limit counts as this many impossible ones toward the restart
-    # (`restart_covers`); counted as none, a descent whose states all gave long covers never
-    # restarted
-    timeout_weight: float = 5.0
+    # (`restart_covers`); not measured apart from the 1 s limit, so off
+    timeout_weight: float = 0.0
     # also the (small) X and Y repairs below the repair level (None: by N)
     xy_repairs: bool | None = None
     # restart a descent after this many impossible Z covers of its states (None: by N)
@@ -106,14 +108,6 @@ class Settings:
         # N>=6 at 1: no cover ever completed a 2- or 3-state there, and stopping the walk for
         # them cost the descents that got that low moves (side by side, docs/frontier.md)
         return {1: 0, 2: 0, 3: 1, 4: 3, 5: 3}.get(n, 1)
-
-    def repair_limit(self, n: int) -> float:
-        if self.repair_time_limit is not None:
-            return self.repair_time_limit
-        # N=5 at 1 s, over seeds (docs/hybrid.md, "Long covers"): the slow seeds took far less
-        # CPU to a solution than at 5 s, the others the same. Elsewhere 5 s, not measured
-        # apart from the rest
-        return 1.0 if n == 5 else 5.0
 
     def restart_after(self, n: int) -> int:
         if self.restart_moves is not None:
@@ -292,7 +286,7 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
             if search.conflicts <= level and family_ok:
                 for family in _families(search.conflicts, level, settings.xy(n)):
                     attempts.append((family, labels[a.family != FAMILY_CODE[family]].tobytes(),
-                                     settings.repair_limit(n),
+                                     settings.repair_time_limit,
                                      lambda limit, f=family, lab=labels: repairs.repair(
                                          n, lab, f, repair, limit, seed)))
             if region_ok:
