@@ -113,6 +113,26 @@ def test_an_impossible_z_cover_is_followed_by_its_kicked_neighbours_and_restarts
     assert not any(kind == "Zkick" for kind, _ in plain.repairs) and plain.restarts == 0
 
 
+def z_timed_out(progress) -> int:
+    return progress.repairs[("Z", Status.TIMEOUT)]
+
+
+def test_a_z_cover_cut_by_the_time_limit_counts_toward_the_restart():
+    # A limit of 0 s cuts every cover that reaches the solver; the impossible ones caught
+    # before it (a cube with no option) alone would need a million for a restart here.
+    weighed = Settings(repair_at=10, z_kicks=0, repair_time_limit=0.0,
+                       restart_covers=10**6, timeout_weight=10**6)
+    progress, should_stop = stopped_when(lambda p: z_timed_out(p) >= 2 and p.restarts >= 1)
+    outcome = solve_lns(5, time_limit=60, seed=1, progress=progress, should_stop=should_stop,
+                        settings=weighed)
+    assert outcome.repairs[("Z", Status.TIMEOUT)] >= 1 and outcome.restarts >= 1
+    progress, should_stop = stopped_when(lambda p: z_timed_out(p) >= 2)
+    unweighed = solve_lns(5, time_limit=60, seed=1, progress=progress, should_stop=should_stop,
+                          settings=Settings(repair_at=10, z_kicks=0, repair_time_limit=0.0,
+                                            restart_covers=10**6, timeout_weight=0))
+    assert unweighed.repairs[("Z", Status.TIMEOUT)] >= 2 and unweighed.restarts == 0
+
+
 @pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
 def test_at_n5_the_search_asks_only_z_covers_unless_told_otherwise():
     # No X or Y cover completed an N=5 state in 60 measured runs (docs/hybrid.md): from 10

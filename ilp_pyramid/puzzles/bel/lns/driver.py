@@ -46,10 +46,15 @@ class Settings:
     chunk: int = 250_000  # moves between two looks at the clock
     repair_at: int | None = None  # try repairs at this many repeated cubes (None: by N)
     restart_moves: int | None = None  # restart a descent this long without a new best
-    # one repair may take this long at most (measured together with the N=5 level 3, not
-    # apart from it: with repairs at 3, most covers are impossible and a long wait for one
-    # costs more than the next descent)
+    # one repair may take this long at most: CPU seconds of a SAT repair, wall seconds of the
+    # others (measured together with the N=5 level 3, not apart from it: with repairs at 3,
+    # most covers are impossible and a long wait for one costs more than the next descent;
+    # 1 s at N=5 shortened the choosing seeds' tail, not the checking seeds': docs/hybrid.md,
+    # "Long covers")
     repair_time_limit: float = 5.0
+    # a Z cover cut by that limit counts as this many impossible ones toward the restart
+    # (`restart_covers`); not measured apart from the 1 s limit, so off
+    timeout_weight: float = 0.0
     # also the (small) X and Y repairs below the repair level (None: by N)
     xy_repairs: bool | None = None
     # restart a descent after this many impossible Z covers of its states (None: by N)
@@ -295,6 +300,8 @@ def _solve(n, repair, time_limit, seed, settings, start, progress, should_stop, 
                     limit = min(limit, max(0.05, deadline - time.perf_counter()))
                 result = measured(kind, attempt, limit)
                 solved_by = kind
+                if kind == "Z" and result.status == repairs.TIMEOUT:
+                    descent_covers += settings.timeout_weight
                 if kind == "Z" and result.status == repairs.INFEASIBLE:
                     descent_covers += 1
                     if kicks:

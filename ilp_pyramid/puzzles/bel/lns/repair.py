@@ -137,8 +137,11 @@ def _solve(form: ExactCoverForm, method: str, time_limit: float | None,
 def _solve_sat(form: ExactCoverForm, solver: str, time_limit: float | None) -> Result:
     """The backends' lowering to CNF, solved in this process: a cover takes milliseconds,
     which a child process would cost alone; the session's slices keep the time limit and
-    Ctrl-C, and a daemonic process (a Dask worker) need not fork."""
+    Ctrl-C, and a daemonic process (a Dask worker) need not fork. The limit is this thread's
+    CPU time: a cover gets the same work on a loaded machine as on an idle one, so a seed's
+    search takes the same path on both (on wall time, a loaded machine cut long covers short
+    and the seed walked elsewhere)."""
 
     lowered = lowering.lower(form, "cnf")
     with sat.SatSession(lowered.form, solvers.solver(solver), one_shot=True) as session:
-        return lowered.invert(session.solve((), time_limit))
+        return lowered.invert(session.solve((), time_limit, clock=time.thread_time))
