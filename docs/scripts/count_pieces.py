@@ -10,7 +10,7 @@ line per piece appended to docs/data/bel_count_pieces.jsonl.
 per conjugacy class of g and cycle type of pi) the same way, one JSON line each appended to
 docs/data/bel_count_fixed_points.jsonl.
 
-Each piece goes through the counters' own path (count._model_count: the SAT solver first,
+Each piece goes through the counters' own path (count_child.model_count: the SAT solver first,
 then the counter, D4 without its tree decomposition as count_split does), so a row's CPU
 seconds are what that piece costs a split count. A piece past its cap is a "timeout" row
 with the cap as its CPU seconds: the mean over a sample with timeouts is a lower bound.
@@ -34,13 +34,13 @@ FIXED = RESULTS.with_name("bel_count_fixed_points.jsonl")
 
 
 def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
-    from ilp_pyramid.puzzles.bel.count import _model_count
+    from ilp_pyramid.puzzles.bel.count_child import model_count
 
     resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 1))
     sink = os.open(os.devnull, os.O_WRONLY)
     os.dup2(sink, 1)  # the counters' C code prints statistics
     began = time.process_time()
-    models = _model_count(method, clauses, top, False)
+    models = model_count(method, clauses, top, False)
     answers.put((models, time.process_time() - began))
 
 

@@ -40,7 +40,6 @@ the models of the CNF with precedence, projected on the line variables, within a
 from __future__ import annotations
 
 import math
-import signal
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass, field
@@ -50,10 +49,19 @@ from pathlib import Path
 import numpy as np
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.backends.process import die_with_parent, forked, native_output
+from ilp_pyramid.backends.process import forked, native_output
 from ilp_pyramid.errors import InputError, SolverError
 from ilp_pyramid.extras import available, need
 from ilp_pyramid.puzzles.bel.canonical import first_appearance, images, line_group
+from ilp_pyramid.puzzles.bel.count_child import detach_child, model_count, satisfiable
+from ilp_pyramid.puzzles.bel.count_cnf import (
+    approxmc_count,
+    base_cnf,
+    fixed_by,
+    line_vars,
+    precedence,
+)
+from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.puzzles.bel.symmetry import group_order
@@ -284,21 +292,11 @@ def count_by_search(n: int, deadline: float | None = None,
                        lambda: {"nodes": search.nodes})
 
 
-def _detach_child() -> None:
-    """In a forked counting child: Ctrl-C and SIGTERM reach the whole process group, but only
-    the parent decides (it kills the child on leaving `forked`). Blocked, not ignored: a
-    solver library that installs its own SIGINT handler while it runs (python-sat does) would
-    otherwise end the child first, and the parent would read a lost child, not a signal."""
-
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    die_with_parent()
-
-
 def _sat_enumeration(clauses: list[list[int]], first_var: int, m: int, size: int,
                      send) -> None:
     """In a forked child: every model of `clauses`, as rows of line labels, sent in batches
     (at least every half second while models come), then ("done", None)."""
-    _detach_child()
+    detach_child()
     from pysat.solvers import Solver
 
     with Solver(name="cadical195", bootstrap_with=clauses) as solver:
@@ -322,7 +320,6 @@ def _sat_enumeration(clauses: list[list[int]], first_var: int, m: int, size: int
 
 def count_by_sat(n: int, deadline: float | None = None,
                  progress: Progress | None = None) -> MethodCount:
-    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, line_vars, precedence
 
     start = time.perf_counter()
     cnf = base_cnf(n)
@@ -397,34 +394,6 @@ def cycle_types(m: int) -> list[tuple[list[int], int]]:
 COUNTERS = {"d4": "py_d4", "ganak": "pyganak", "scip": "pyscipopt"}
 
 
-# The exact counters ask a SAT solver first, and count only a formula it finds satisfiable:
-# Ganak (pyganak 2.8) spends far longer on some unsatisfiable formulas than on satisfiable
-# ones of the same size, most pieces of a split count (count_split.py) and most fixed-point
-# formulas are unsatisfiable, and a SAT solver settles those at once. Such a formula's 0 is
-# the SAT solver's, a different one for each counter, so the two columns stay independent.
-SAT_FIRST = {"d4": "glucose4", "ganak": "cadical195"}
-
-
-def _satisfiable(method: str, clauses: list[list[int]]) -> bool:
-    """The counter's SAT solver (SAT_FIRST; CaDiCaL for the others) on `clauses`."""
-    from pysat.solvers import Solver
-
-    with Solver(name=SAT_FIRST.get(method, "cadical195"), bootstrap_with=clauses) as solver:
-        return bool(solver.solve())
-
-
-def _model_count(method: str, clauses: list[list[int]], num_vars: int,
-                 decompose: bool) -> int:
-    from ilp_pyramid.puzzles.bel.count_cnf import d4_count, ganak_count, scip_count
-
-    if method in SAT_FIRST and not _satisfiable(method, clauses):
-        return 0
-
-    if method == "d4":
-        return d4_count(clauses, num_vars, decompose)
-    return {"ganak": ganak_count, "scip": scip_count}[method](clauses, num_vars)
-
-
 def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
                       deadline: float | None, decompose: bool = True,
                       satisfiable_only: bool = False) -> int | None:
@@ -432,10 +401,10 @@ def _counted_in_child(method: str, clauses: list[list[int]], num_vars: int,
     the limit. `satisfiable_only`: 1 or 0, whether its SAT solver finds a model."""
 
     def target(clauses: list, num_vars: int, send) -> None:
-        _detach_child()
+        detach_child()
         with native_output():
-            result = (int(_satisfiable(method, clauses)) if satisfiable_only
-                      else _model_count(method, clauses, num_vars, decompose))
+            result = (int(satisfiable(method, clauses)) if satisfiable_only
+                      else model_count(method, clauses, num_vars, decompose))
         send(("counted", result))
 
     left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
@@ -457,7 +426,6 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
     before every piece is counted leaves their sum so far as a lower bound."""
 
     need(COUNTERS[method])
-    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
 
     start = time.perf_counter()
     children_cpu = _children_cpu()
@@ -475,7 +443,6 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
     if split is None:
         extra, top = precedence(cnf)
     else:
-        from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
 
         extra, top = precedence(cnf, line_order(n))
 
@@ -568,7 +535,6 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
     if not (0 < epsilon and 0 < delta < 1):
         raise InputError(f"ApproxMC needs epsilon > 0 and 0 < delta < 1 (got {epsilon}, "
                          f"{delta})")
-    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, line_vars, precedence
 
     start = time.perf_counter()
     children_cpu = _children_cpu()
@@ -578,8 +544,7 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
     sampling = line_vars(cnf)
 
     def target(clauses: list, sampling: list, send) -> None:
-        _detach_child()
-        from ilp_pyramid.puzzles.bel.count_cnf import approxmc_count
+        detach_child()
 
         with native_output():
             result = approxmc_count(clauses, sampling, epsilon, delta, seed)

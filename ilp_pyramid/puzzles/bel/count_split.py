@@ -32,9 +32,18 @@ from multiprocessing.connection import wait
 from pathlib import Path
 
 from ilp_pyramid.backends.base import SolveOptions
-from ilp_pyramid.backends.process import ENDED, ForkedSolver, death, forked, interruptible
+from ilp_pyramid.backends.process import (
+    ENDED,
+    ForkedSolver,
+    death,
+    forked,
+    interruptible,
+    native_output,
+)
 from ilp_pyramid.errors import SolverError
+from ilp_pyramid.formats.lock import hold
 from ilp_pyramid.machine import cores
+from ilp_pyramid.puzzles.bel.count_child import SAT_FIRST, detach_child, model_count
 from ilp_pyramid.puzzles.bel.geometry import pyramid
 
 Clause = list[int]
@@ -158,15 +167,12 @@ def tally(record, problem: SplitCount) -> SplitTally:
 
 def _count_piece(method: str, clauses: list[Clause], num_vars: int, send) -> None:
     """In a forked child: the piece's model count, the CPU seconds it took, and who said it
-    (the counter; for an unsatisfiable piece the SAT solver count.SAT_FIRST names)."""
-    from ilp_pyramid.backends.process import native_output
-    from ilp_pyramid.puzzles.bel.count import SAT_FIRST, _detach_child, _model_count
-
-    _detach_child()
+    (the counter; for an unsatisfiable piece the SAT solver count_child.SAT_FIRST names)."""
+    detach_child()
     began = time.process_time()
     with native_output():
         # D4's tree decomposition is a fixed cost per call that outweighs a small piece.
-        result = _model_count(method, clauses, num_vars, False)
+        result = model_count(method, clauses, num_vars, False)
     by = SAT_FIRST[method] if result == 0 and method in SAT_FIRST else method
     send((PIECE, (result, time.process_time() - began, by)))
 
@@ -195,7 +201,6 @@ def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
     With `record_dir`, pieces are recorded there and a rerun resumes; `formula` names which
     formula it is (a record apiece). SolverError if a counter's child ends without an
     answer."""
-    from ilp_pyramid.formats.lock import hold
     from ilp_pyramid.puzzles.bel.hunt.conquer import Record
 
     problem = SplitCount(n, method, depth, formula)
