@@ -32,14 +32,15 @@ RESULTS = ROOT / "docs" / "data" / "bel_counts.jsonl"
 d4 = pytest.importorskip("py_d4", reason="the count extra (d4Solver) is not installed")
 
 
-def _sat_rows(n: int) -> np.ndarray:
-    """Every solution up to renaming, by plain SAT enumeration with the precedence clauses."""
+def _sat_rows(n: int, order: tuple[int, ...] | None = None) -> np.ndarray:
+    """Every solution up to renaming, by plain SAT enumeration with the precedence clauses
+    (first appearance along `order`, the geometry's line order by default)."""
     from pysat.solvers import Solver
 
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, line_vars, precedence
 
     cnf = base_cnf(n)
-    extra, _ = precedence(cnf)
+    extra, _ = precedence(cnf, order)
     xs = line_vars(cnf)
     m = pyramid(n).num_labels
     rows = []
@@ -158,26 +159,6 @@ def test_approxmc_brackets_the_exact_count():
 # --- cube-and-count (--split) --------------------------------------------------------------
 
 
-def _rows_along(n: int, order: tuple[int, ...]) -> np.ndarray:
-    """Every solution with first appearance along `order`, by SAT enumeration."""
-    from pysat.solvers import Solver
-
-    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, line_vars, precedence
-
-    cnf = base_cnf(n)
-    extra, _ = precedence(cnf, order)
-    xs = line_vars(cnf)
-    m = pyramid(n).num_labels
-    rows = []
-    with Solver(name="minisat22", bootstrap_with=cnf.formula.clauses + extra) as solver:
-        while solver.solve():
-            model = solver.get_model()
-            true = [v for v in xs if model[v - 1] > 0]
-            solver.add_clause([-v for v in true])
-            rows.append([(v - xs[0]) % m for v in true])
-    return np.asarray(rows)
-
-
 def _split_formula(n: int):
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
     from ilp_pyramid.puzzles.bel.count_split import line_order
@@ -195,7 +176,7 @@ def test_the_pieces_partition_the_enumerated_solutions_and_d4_counts_each():
     from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
 
     order = line_order(2)
-    rows = _rows_along(2, order)
+    rows = _sat_rows(2, order)
     assert len(rows) * math.factorial(3) == len(_every_labelling(2))
     clauses, units, top = _split_formula(2)
     pieces = _open_cubes({}, order, 3, 4)
@@ -213,7 +194,7 @@ def test_split_counts_by_d4_and_ganak_sum_to_the_whole_count():
     from ilp_pyramid.puzzles.bel.count_split import count_split
 
     clauses, units, top = _split_formula(2)
-    whole = len(_rows_along(2, tuple(range(len(pyramid(2).lines)))))
+    whole = len(_sat_rows(2, tuple(range(len(pyramid(2).lines)))))
     for method, depth in (("d4", 3), ("ganak", 2)):  # ganak: few calls, each has a fixed cost
         tally = count_split(method, 2, clauses, units, top, depth, jobs=2)
         assert tally.complete and tally.open == 0, method
