@@ -87,7 +87,7 @@ def test_the_live_line_wraps_whole_on_a_narrow_terminal(tmp_path):
     assert max(len(row) for row in re.split(r"[\r\n]", shown)) <= 50, err
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_a_ctrl_c_right_after_the_note_starts_its_own_line(tmp_path):
     note = long_run_note(4)
     for _ in range(10):  # the race was lost about one time in six
@@ -97,7 +97,7 @@ def test_a_ctrl_c_right_after_the_note_starts_its_own_line(tmp_path):
         assert f"{note}\r\n" in err, err
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_with_json_the_note_goes_to_stderr_and_stdout_stays_one_object(tmp_path):
     code, out, err = on_terminal(["solve", "3", "--solver", "highs", "--seed", "2", "--json"],
                                  tmp_path)
@@ -113,7 +113,7 @@ def test_no_note_where_the_run_is_short_or_bounded(cli):
         assert result.code == 0 and "note:" not in result.err and "note:" not in result.out
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_the_first_compile_of_the_search_is_said_on_a_terminal_then_cached(tmp_path):
     cache = tmp_path / "numba-cache"
     cache.mkdir()

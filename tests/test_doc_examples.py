@@ -107,7 +107,7 @@ def test_every_block_says_which_extra_it_needs(document, number, block):
 
 @pytest.mark.parametrize("document,number,block", BLOCKS,
                          ids=[f"{d}:{n}" for d, n, _ in BLOCKS])
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_a_python_example_runs_on_its_own(document, number, block, tmp_path):
     absent = missing(needed_extras(block, f"{document}, python block {number}"))
     if absent:
@@ -133,7 +133,7 @@ def test_the_notebook_is_plain_python_that_says_what_it_needs():
         compile(cell, f"{NOTEBOOK}, code cell {number}", "exec")
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_the_notebook_runs_its_cells_in_order(tmp_path):
     cells = notebook_code_cells()
     absent = missing(needed_extras(cells[0], f"{NOTEBOOK}, first code cell"))

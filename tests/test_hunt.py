@@ -144,7 +144,7 @@ def test_hunt_rejects_an_unknown_schedule(cli, tmp_path):
     assert "unknown schedule 'cyclic'" in result.err and result.err.count("\n") <= 1
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_hunt_with_fresh_descents_keeps_a_better_saved_state(tmp_path, fixtures):
     # a state with one repeated cube, which no descent of a few CPU seconds comes near
     saved = fixtures / "bel" / "n6-one-repeated.json"

@@ -133,7 +133,7 @@ def test_a_z_cover_cut_by_the_time_limit_counts_toward_the_restart():
     assert unweighed.repairs[("Z", Status.TIMEOUT)] >= 2 and unweighed.restarts == 0
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_at_n5_the_search_asks_only_z_covers_unless_told_otherwise():
     # No X or Y cover completed an N=5 state in 60 measured runs (docs/hybrid.md): from 10
     # repeated cubes (reached within a second) every state below the level would get them.

@@ -169,3 +169,31 @@ def test_every_relative_link_of_the_readme_resolves():
     assert local, "the README links to no page"
     broken = [t for t in local if not (ROOT / t).exists()]
     assert not broken, f"README.md links to missing files: {broken}"
+
+
+def ci_slow_checks() -> list[str]:
+    """The node ids of the `slow_checks=( ... )` array of .ci/run's last stage."""
+    block = re.search(r"^slow_checks=\(\n(.*?)^\)", CI.read_text(), re.S | re.M)
+    assert block, ".ci/run has no slow_checks=( ... ) array"
+    return [word for line in block[1].splitlines() for word in shlex.split(line, comments=True)]
+
+
+def test_every_test_ci_names_is_collected():
+    """A renamed or removed test that .ci/run still names stops pytest before it runs anything
+    (under xdist it says only "no tests ran", exit 5): every id of the slow stage must collect
+    at least one slow test, every file pattern of the contract stages must match a file."""
+    checks = ci_slow_checks()
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts=",
+         "-p", "no:cacheprovider", "-m", "slow", *checks],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert collected.returncode == 0, collected.stdout[-2000:] + collected.stderr[-2000:]
+    ids = [line for line in collected.stdout.splitlines() if "::" in line]
+    empty = [check for check in checks
+             if not any(i == check or i.startswith(check + ("::" if "::" not in check
+                                                            else "[")) for i in ids)]
+    assert not empty, f".ci/run's slow stage names tests that collect no slow test: {empty}"
+    patterns = re.search(r'^contract_tests="(.*?)"', CI.read_text(), re.S | re.M)
+    assert patterns, ".ci/run has no contract_tests list"
+    unmatched = [p for p in patterns[1].split() if not list(ROOT.glob(p))]
+    assert not unmatched, f".ci/run's contract stages name no such files: {unmatched}"

@@ -47,7 +47,7 @@ def test_the_model_does_not_depend_on_how_fast_the_slices_run(monkeypatch):
     assert fast == slow
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 @pytest.mark.parametrize("n", [5])
 def test_solve_with_a_seed_prints_the_same_solution_twice(n):
     outputs = []

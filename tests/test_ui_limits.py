@@ -63,7 +63,7 @@ def _closed_by_server(sock: socket.socket) -> bool:
         return True
 
 
-@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 5 minutes
+@pytest.mark.slow  # run by CI's stage 8 (.ci/run): the default suite stays under 4 minutes
 def test_idle_connections_do_not_take_the_server_at_a_200_descriptor_limit():
     served = start_ui(prefix=LIMITED)
     err: list[str] = []
