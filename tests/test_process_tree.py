@@ -68,3 +68,22 @@ def test_a_child_whose_parent_died_before_it_asked_to_die_with_it_kills_itself()
         os._exit(7)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 7
+
+
+def test_cpu_seconds_reads_a_running_process_and_with_children_its_reaped_ones():
+    """A child that spins for 0.3 CPU s inside a shell: the shell's own figure stays near 0,
+    with its reaped children it holds the spin; a process gone reads 0.0."""
+    shell = subprocess.Popen(
+        ["sh", "-c", f"{sys.executable} -c 'import time\nt = time.process_time()\n"
+                     "while time.process_time() - t < 0.3: pass'; read line"],
+        stdin=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while process.cpu_seconds(shell.pid, children=True) < 0.3 \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert process.cpu_seconds(shell.pid, children=True) >= 0.3
+        assert process.cpu_seconds(shell.pid) < 0.2
+    finally:
+        shell.communicate(b"\n", timeout=30)
+    assert process.cpu_seconds(shell.pid) == 0.0

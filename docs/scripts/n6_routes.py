@@ -129,12 +129,6 @@ def measure_one(route: str, n: int, seed: int, cap: float) -> dict:
             "load": [round(x, 2) for x in load], **extra}
 
 
-def _proc_cpu(pid: int) -> float:
-    """CPU seconds of a live process and its reaped children (/proc/PID/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
 def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
     """`conquer-dask:STRATEGY+...`: `ilp-pyramid conquer N --strategy ... --scheduler` as the
     client of a Dask scheduler and WORKERS one-thread workers (no nanny: the worker is the
@@ -151,7 +145,7 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, \
             scheduler_and_workers(WORKERS, Path(tmp), niceness=5) as (address, procs):
-        base = sum(_proc_cpu(p.pid) for p in procs)
+        base = _cpu_of(procs)
         before, start = _children_cpu(), time.perf_counter()
         client = subprocess.Popen(
             [*CLI, "conquer", str(n), "--strategy", strategy, "--record", f"{tmp}/rec",
@@ -161,7 +155,7 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
         capped = _stop_at_cpu(client, procs, base, cap)
         out, err = client.communicate()
         wall = time.perf_counter() - start
-        cpu = _children_cpu() - before + sum(_proc_cpu(p.pid) for p in procs) - base
+        cpu = _children_cpu() - before + _cpu_of(procs) - base
     outcome = {0: "verified", 1: "refuted"}.get(client.returncode, "capped" if capped else
                                                  f"error {client.returncode}: "
                                                  f"{err.strip()[-200:]}")
@@ -174,16 +168,19 @@ def measure_cluster(route: str, n: int, seed: int, cap: float) -> dict:
             "load": [round(x, 2) for x in load], **extra}
 
 
+def _cpu_of(processes: Sequence[subprocess.Popen]) -> float:
+    """CPU seconds of live processes and their reaped children (0 for one gone)."""
+    from ilp_pyramid.backends.process import cpu_seconds
+
+    return sum(cpu_seconds(p.pid, children=True) for p in processes)
+
+
 def _stop_at_cpu(client: subprocess.Popen, cluster: list[subprocess.Popen], base: float,
                 cap: float) -> bool:
     """Wait for the client; stop it (SIGTERM: it keeps its record and prints its report)
     once it and the cluster have spent `cap` CPU seconds. True if it was stopped."""
     while client.poll() is None:
-        try:
-            spent = _proc_cpu(client.pid) + sum(_proc_cpu(p.pid) for p in cluster) - base
-        except FileNotFoundError:  # the client ended between poll and read
-            continue
-        if spent >= cap:
+        if _cpu_of([client, *cluster]) - base >= cap:
             client.terminate()
             return True
         time.sleep(0.5)

@@ -111,24 +111,39 @@ def stop(child: subprocess.Popen) -> None:
     wait_group_gone(child.pid)
 
 
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """The fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...), or None
+    for a process gone (or no /proc). The command name may hold spaces and parentheses: the
+    fields follow the last ')'."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    return stat[stat.rfind(b")") + 2:].split()
+
+
+def cpu_seconds(pid: int, children: bool = False) -> float:
+    """A live process's CPU seconds so far, user + system (with `children`, its reaped
+    children's too), from /proc; 0.0 for a process gone. What getrusage cannot give: the
+    figure of a process still running, or of one that is not this process's child."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return 0.0
+    ticks = sum(int(value) for value in fields[11:15 if children else 13])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def _proc_stats() -> dict[int, list[bytes]]:
-    """pid -> the fields of /proc/PID/stat after the command name (state, ppid, pgrp, ...)
-    of every process (Linux /proc; {} elsewhere). The command name may hold spaces and
-    parentheses: the fields follow the last ')'."""
+    """pid -> `_stat_fields` of every process (Linux /proc; {} elsewhere)."""
     try:
         entries = os.listdir("/proc")
     except OSError:  # pragma: no cover - not Linux
         return {}
     stats = {}
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        stats[int(entry)] = stat[stat.rfind(b")") + 2:].split()
+        if entry.isdigit() and (fields := _stat_fields(entry)) is not None:
+            stats[int(entry)] = fields
     return stats
 
 

@@ -35,6 +35,7 @@ from ilp_pyramid.backends.base import SolveOptions
 from ilp_pyramid.backends.process import (
     ENDED,
     ForkedSolver,
+    cpu_seconds,
     death,
     forked,
     interruptible,
@@ -177,18 +178,6 @@ def _count_piece(method: str, clauses: list[Clause], num_vars: int, send) -> Non
     send((PIECE, (result, time.process_time() - began, by)))
 
 
-def _cpu_of(pid: int) -> float:
-    """A running child's CPU seconds so far (user + system, from /proc)."""
-    import os
-
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
                 Callable[[Cube], list[Clause]], num_vars: int, depth: int,
                 record_dir: Path | None = None, cube_time: float | None = None,
@@ -255,9 +244,9 @@ def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: 
                     models, cpu, by = answer[1]
                     record.add({"cube": [list(p) for p in cube], "status": PIECE,
                                 "count": int(models), "cpu": round(cpu, 2), "by": by})
-                elif cube_time is not None and _cpu_of(pid) > cube_time \
+                elif cube_time is not None and cpu_seconds(pid) > cube_time \
                         and len(cube) < len(order):
-                    cpu = _cpu_of(pid)
+                    cpu = cpu_seconds(pid)
                     frame.close()
                     del running[pid]
                     labels = children(cube, geo.num_labels)
