@@ -201,9 +201,11 @@ def test_split_counts_by_d4_and_ganak_sum_to_the_whole_count():
         assert tally.models == whole, method
 
 
-def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path):
+def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path, monkeypatch):
     """A record cut short (a kill mid-line too) is gone on from: only the missing pieces are
-    counted again. A piece recorded as split again is replaced by its children."""
+    counted again. A piece recorded as split again is replaced by its children. The progress
+    kept piece by piece ends where the record's tally does."""
+    from ilp_pyramid.puzzles.bel import count_split as split_module
     from ilp_pyramid.puzzles.bel.count_split import children, count_split, line_order
 
     clauses, units, top = _split_formula(2)
@@ -217,8 +219,13 @@ def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path)
                  "children": children(tuple(map(tuple, rows[0]["cube"])), 3), "refuted": [],
                  "cpu": 0.5}
     path.write_text("\n".join([header, json.dumps(split_row), '{"cube": [[9']) + "")
-    again = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path)
+    monkeypatch.setattr(split_module, "PROGRESS_SECONDS", 0.0)
+    seen: list[dict] = []
+    again = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path,
+                        progress=seen.append)
     assert again.complete and again.models == first.models
+    assert seen and seen[-1] == again.to_dict()
+    assert [s["pieces_open"] for s in seen] == sorted(s["pieces_open"] for s in seen)[::-1]
     assert again.split == 1 and again.counted == 1 + len(split_row["children"])
     kept = [json.loads(line) for line in path.read_text().splitlines()[2:] if line.endswith("}")]
     assert len(kept) == again.counted  # nothing counted twice
