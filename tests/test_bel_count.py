@@ -74,6 +74,71 @@ def test_every_method_gives_the_same_two_numbers_at_n2(method):
     assert (result.labelled, result.classes) == (expected.labelled, expected.classes)
 
 
+def test_the_cover_count_gives_the_labelled_count_and_no_classes_at_n1_and_n2():
+    """The cover count (count_cover.py) against the plain SAT enumeration: the same labelled
+    figure; it counts no fixed points, so no classes, and the report's classes come from the
+    methods that do."""
+    for n in (1, 2):
+        expected = count_by_sat(n)
+        result = RUNNERS["cover"](n)
+        assert (result.status, result.labelled, result.classes) == (
+            COUNTED, expected.labelled, None), n
+    both = count(2, ["cover", "sat"])
+    assert (both.labelled, both.classes) == (2112, 31)
+
+
+def test_the_cover_counts_each_piece_as_the_enumeration_does_at_n2():
+    """Every piece of the split order two and four lines deep, and every X/Y leaf (the
+    X and Y lines all given): the cover count of the piece is the number of enumerated
+    solutions in it."""
+    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+
+    order = line_order(2)
+    rows = _sat_rows(2, order)
+    tables = cover_tables(2)
+    for depth in (2, 4, tables.xy_positions):
+        total = 0
+        for cube in _open_cubes({}, order, 3, depth):
+            inside = np.all([rows[:, line] == label for line, label in cube], axis=0)
+            assert count_piece(tables, [v for _, v in cube]).models == int(inside.sum()), cube
+            total += int(inside.sum())
+        assert total == len(rows)
+
+
+def test_the_cover_count_agrees_with_d4_on_pieces_of_n3():
+    """Two pieces of the N=3 split ten lines deep, one with models and one without, counted by
+    the cover count and by D4 (the X/Y search's pruning and the exact cover against a #SAT
+    counter on the CNF)."""
+    from ilp_pyramid.puzzles.bel.count_child import model_count
+    from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
+    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+    from ilp_pyramid.puzzles.bel.count_split import line_order
+
+    cnf = base_cnf(3)
+    order = line_order(3)
+    extra, top = precedence(cnf, order)
+    tables = cover_tables(3)
+    counts = []
+    for labels in ([0, 0, 1, 1, 2, 0, 1, 3, 3, 4], [0, 0, 0, 0, 1, 1, 0, 1, 2, 3]):
+        units = [[cnf.line_var(line, v)] for line, v in zip(order, labels, strict=False)]
+        by_d4 = model_count("d4", cnf.formula.clauses + extra + units, top, False)
+        assert count_piece(tables, labels).models == by_d4, labels
+        counts.append(by_d4)
+    assert counts[0] > 0 and counts[1] == 0
+
+
+def test_the_cover_count_takes_n_up_to_3_and_splits_only_its_x_and_y_lines(cli):
+    result = cli("count", "4", "--method", "cover")
+    assert result.code == 2 and "N from 1 to 3" in result.err
+    result = cli("count", "2", "--method", "cover", "--split", "9")  # 8 X and Y lines
+    assert result.code == 2 and "the X and Y lines" in result.err
+    result = cli("count", "2", "--method", "cover", "--split", "8")
+    assert result.code == 0, result.err
+    assert "2,112 labelled pyramids, up to symmetry not counted (at least 22)" in result.out
+    assert "by cover alone, unchecked" in result.out
+
+
 def test_the_renaming_multiplier_is_exact():
     """D4 on the plain CNF (no symmetry broken) counts (2N-1)! times the CNF with the
     first-appearance clauses: each class of renamings has exactly one member there, along
@@ -191,12 +256,12 @@ def test_the_pieces_partition_the_enumerated_solutions_and_d4_counts_each():
 
 def test_split_counts_by_d4_and_ganak_sum_to_the_whole_count():
     pytest.importorskip("pyganak", reason="the count extra (pyganak) is not installed")
-    from ilp_pyramid.puzzles.bel.count_split import count_split
+    from ilp_pyramid.puzzles.bel.count_split import cnf_pieces, count_split
 
     clauses, units, top = _split_formula(2)
     whole = len(_sat_rows(2, tuple(range(len(pyramid(2).lines)))))
     for method, depth in (("d4", 3), ("ganak", 2)):  # ganak: few calls, each has a fixed cost
-        tally = count_split(method, 2, clauses, units, top, depth, jobs=2)
+        tally = count_split(method, 2, cnf_pieces(method, clauses, units, top), depth, jobs=2)
         assert tally.complete and tally.open == 0, method
         assert tally.models == whole, method
 
@@ -206,10 +271,11 @@ def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path,
     counted again. A piece recorded as split again is replaced by its children. The progress
     kept piece by piece ends where the record's tally does."""
     from ilp_pyramid.puzzles.bel import count_split as split_module
-    from ilp_pyramid.puzzles.bel.count_split import children, count_split, line_order
+    from ilp_pyramid.puzzles.bel.count_split import children, cnf_pieces, count_split, line_order
 
     clauses, units, top = _split_formula(2)
-    first = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path)
+    first = count_split("d4", 2, cnf_pieces("d4", clauses, units, top), 2,
+                        record_dir=tmp_path)
     assert first.complete and first.counted == 2
     (path,) = tmp_path.glob("count-*.jsonl")
     lines = path.read_text().splitlines()
@@ -221,7 +287,7 @@ def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path,
     path.write_text("\n".join([header, json.dumps(split_row), '{"cube": [[9']) + "")
     monkeypatch.setattr(split_module, "PROGRESS_SECONDS", 0.0)
     seen: list[dict] = []
-    again = count_split("d4", 2, clauses, units, top, 2, record_dir=tmp_path,
+    again = count_split("d4", 2, cnf_pieces("d4", clauses, units, top), 2, record_dir=tmp_path,
                         progress=seen.append)
     assert again.complete and again.models == first.models
     assert seen and seen[-1] == again.to_dict()

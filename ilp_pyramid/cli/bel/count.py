@@ -55,7 +55,8 @@ def count(
     time_limit: float = like(TimeLimit, help="Stop after this many seconds in all (exit 3, "
                                              "lower bounds printed as such)."),
     split: int = typer.Option(None, "--split", min=0,
-                              help="Count the exact counters' labelled figure in cubes: the "
+                              help="Count the labelled figure of cover and the exact "
+                                   "counters in cubes: the "
                                    "models split on the labels of this many lines (the "
                                    "bottom level's first), each cube counted in its own "
                                    "process, the counts summed."),
@@ -75,19 +76,21 @@ def count(
     incidence automorphisms times the (2N-1)! label renamings).
 
     Methods: sat (SAT enumeration, label renamings broken by first appearance), search (a
-    compiled backtracking over line labels), d4 and ganak (the #SAT counters D4 and Ganak, up to
-    symmetry by Burnside's lemma; pip install 'ilp-pyramid[count]'), scip (SCIP's counting mode
-    on the CNF as a 0-1 program, the same way; pip install 'ilp-pyramid[scip]'). Classes of
-    enumerated
-    solutions come from canonical forms, checked by the orbit-stabiliser theorem; class
-    representatives are verified. Exit codes: 0 counted (every finished method agrees), 1 the
+    compiled backtracking over line labels), cover (a compiled search over the X and Y lines,
+    the Z lines' completions of each leaf counted as exact covers: the labelled figure only,
+    N <= 3), d4 and ganak (the #SAT counters D4 and Ganak, up to symmetry by Burnside's lemma;
+    pip install 'ilp-pyramid[count]'), scip (SCIP's counting mode on the CNF as a 0-1
+    program, the same way; pip install 'ilp-pyramid[scip]'). Classes of enumerated solutions
+    come from canonical forms, checked by the orbit-stabiliser theorem; class representatives
+    are verified. Exit codes: 0 counted (every finished method agrees), 1 the
     methods disagree (no number printed), 2 bad input, 3 time limit before any method finished
     (lower bounds printed as such), 130/143 interrupted. With --method none --approx: 0 once
     ApproxMC answered, 3 if it did not within the time limit.
 
-    With --split K, d4, ganak and scip count the labelled figure in cubes (K lines given
-    labels, first appearance along them), each cube in its own process, --jobs at a time; a
-    cube past --cube-time CPU seconds is split again. With --record DIR every counted cube is
+    With --split K, cover, d4, ganak and scip count the labelled figure in cubes (K lines
+    given labels, first appearance along them; for cover at most the X and Y lines), each
+    cube in its own process, --jobs at a time; a cube past --cube-time CPU seconds is split
+    again. With --record DIR every counted cube is
     kept in DIR and a rerun goes on from there; at the time limit the cubes counted so far
     give a lower bound. Progress goes to stderr.
     """
@@ -146,8 +149,10 @@ def _print(report: CountReport) -> None:
     data = report.to_dict()
     order = data["group"]["order"]
     if report.complete:
-        console.print(f"N={report.n}: {report.labelled:,} labelled pyramids, "
-                      f"{report.classes:,} up to symmetry (group of order {order:,} = "
+        classes = (f"{report.classes:,} up to symmetry" if report.classes is not None else
+                   f"up to symmetry not counted (at least {data['up_to_symmetry_at_least']:,})")
+        console.print(f"N={report.n}: {report.labelled:,} labelled pyramids, {classes} "
+                      f"(group of order {order:,} = "
                       f"{report.geometric_symmetries} x {report.label_permutations}); "
                       + (f"agreed by {', '.join(report.agreeing)}" if len(report.agreeing) > 1
                          else f"by {report.agreeing[0]} alone, unchecked by a second method"),

@@ -61,13 +61,13 @@ from ilp_pyramid.puzzles.bel.count_cnf import (
     line_vars,
     precedence,
 )
-from ilp_pyramid.puzzles.bel.count_split import count_split, line_order
+from ilp_pyramid.puzzles.bel.count_split import cnf_pieces, count_split, line_order
 from ilp_pyramid.puzzles.bel.geometry import MAX_N, pyramid
 from ilp_pyramid.puzzles.bel.solution import BelSolution
 from ilp_pyramid.puzzles.bel.symmetry import group_order
 from ilp_pyramid.verify.bel import verify_solution
 
-METHODS = ("sat", "search", "d4", "ganak", "scip")
+METHODS = ("sat", "search", "cover", "d4", "ganak", "scip")
 # The two exact counters where installed: they count without listing, where the enumerations
 # list every solution up to renaming (docs/counts.md); sat stands in for a missing counter.
 DEFAULT_METHODS = ("d4", "ganak")
@@ -145,16 +145,12 @@ class CountReport:
 
     def lower_bounds(self) -> tuple[int, int]:
         """(labelled, classes) proved so far: solutions found (each standing for its
-        renamings) and the classes among them; an exact labelled count L (a counter stopped
-        before its fixed points finished) also gives classes >= L / |G x S|, orbits being no
-        larger."""
+        renamings) and the classes among them; labelled >= L (a count, or a counter's pieces
+        so far) also gives classes >= L / |G x S|, orbits being no larger."""
         labelled = max([m.labelled or 0 for m in self.methods if m.status != ESTIMATE] + [0])
         classes = max([m.classes or 0 for m in self.methods if m.status != ESTIMATE] + [0])
-        exact = [m.labelled for m in self.methods if m.method in COUNTERS and m.labelled]
         order = self.geometric_symmetries * self.label_permutations
-        if exact:
-            classes = max(classes, -(-exact[0] // order))
-        return labelled, classes
+        return labelled, max(classes, -(-labelled // order))
 
     def to_dict(self) -> dict:
         low_labelled, low_classes = self.lower_bounds()
@@ -461,10 +457,10 @@ def count_by_model_counter(method: str, n: int, deadline: float | None = None,
                                       satisfiable_only=True)
             if not found:
                 return found  # 0: no model; None: the limit
-        pieces = count_split(method, n, base + extra + more,
-                             lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top,
-                             split.depth, split.record, split.cube_time, split.jobs,
-                             deadline, said, formula)
+        counter = cnf_pieces(method, base + extra + more,
+                             lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top)
+        pieces = count_split(method, n, counter, split.depth, split.record, split.cube_time,
+                             split.jobs, deadline, said, formula)
         detail[formula] = pieces.to_dict()
         return pieces.models if pieces.complete else None
 
@@ -567,8 +563,42 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
     return MethodCount("approxmc", ESTIMATE, None, None, seconds, cpu, detail)
 
 
-RUNNERS = {"sat": count_by_sat, "search": count_by_search, "d4": count_by_d4,
-           "ganak": count_by_ganak, "scip": count_by_scip}
+def count_by_cover(n: int, deadline: float | None = None, progress: Progress | None = None,
+                   split: Split | None = None) -> MethodCount:
+    """The labelled count by the cover count (count_cover.py: the X and Y lines searched,
+    each leaf's Z completions counted as exact covers), in a child, or piece by piece with
+    `split` (at most the X and Y lines deep). No classes: it counts no fixed points."""
+    # numba: loaded when used
+    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+
+    start = time.perf_counter()
+    children_cpu = _children_cpu()
+    tables = cover_tables(n)
+    split = split if split is not None else Split(0)
+    if split.depth > tables.xy_positions:
+        raise InputError(f"--split with the cover method: at most {tables.xy_positions} lines "
+                         f"(the X and Y lines) at N={n} (got {split.depth})")
+    count_piece(cover_tables(1))  # the kernels loaded here, shared by every forked child
+
+    def counter(cube: tuple) -> tuple[int, str]:
+        return count_piece(tables, [label for _, label in cube]).models, "cover"
+
+    def said(figures: dict) -> None:
+        if progress is not None:
+            progress("cover", figures)
+
+    pieces = count_split("cover", n, counter, split.depth, split.record, split.cube_time,
+                         split.jobs, deadline, said, split_limit=tables.xy_positions)
+    labelled = pieces.models * math.factorial(tables.labels)
+    return MethodCount("cover", COUNTED if pieces.complete else TIMEOUT, labelled, None,
+                       time.perf_counter() - start, _children_cpu() - children_cpu,
+                       {"split": pieces.to_dict()})
+
+
+RUNNERS = {"sat": count_by_sat, "search": count_by_search, "cover": count_by_cover,
+           "d4": count_by_d4, "ganak": count_by_ganak, "scip": count_by_scip}
+# The methods that take a Split.
+SPLITTING = ("cover", *COUNTERS)
 
 
 def default_methods() -> list[str]:
@@ -597,19 +627,22 @@ def count(n: int, methods: list[str] | tuple[str, ...] | None = None,
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     if split is not None:
         check_split(n, split)
-    results = [RUNNERS[name](n, deadline, progress, split) if name in COUNTERS
+    results = [RUNNERS[name](n, deadline, progress, split) if name in SPLITTING
                else RUNNERS[name](n, deadline, progress) for name in methods]
     if approx is not None:
         results.append(estimate_by_approxmc(n, *approx, deadline=deadline))
     finished = [r for r in results if r.status == COUNTED]
     labelled = classes = None
     if finished:
-        pairs = {(r.labelled, r.classes) for r in finished}
-        if len(pairs) > 1:
+        # the cover count gives no classes: the others' are compared among themselves
+        figures = {r.labelled for r in finished}
+        class_figures = {r.classes for r in finished if r.classes is not None}
+        if len(figures) > 1 or len(class_figures) > 1:
             said = "; ".join(f"{r.method}: {r.labelled} labelled, {r.classes} classes"
                              for r in finished)
             raise SolverError(f"the counting methods disagree ({said})")
-        labelled, classes = pairs.pop()
+        labelled = figures.pop()
+        classes = class_figures.pop() if class_figures else None
     geo = pyramid(n)
     return CountReport(n, group_order(n), math.factorial(geo.num_labels), labelled, classes,
                        results)

@@ -76,8 +76,9 @@ class SearchTables:
     labels: int
 
 
-def search_tables(geo: Pyramid) -> SearchTables:
-    order = line_order(geo)
+def search_tables(geo: Pyramid, order: list[int] | None = None) -> SearchTables:
+    """The kernel's tables for labelling the lines in `order` (`line_order` if None)."""
+    order = line_order(geo) if order is None else list(order)
     position = {line: p for p, line in enumerate(order)}
     completed: list[list[int]] = [[] for _ in order]
     for cell, row in enumerate(geo.cell_lines):

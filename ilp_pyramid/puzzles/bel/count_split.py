@@ -167,30 +167,45 @@ def tally(record, problem: SplitCount) -> SplitTally:
                       sum(float(r.get("cpu", 0.0)) for r in rows), record.path)
 
 
-def _count_piece(method: str, clauses: list[Clause], num_vars: int, send) -> None:
-    """In a forked child: the piece's model count, the CPU seconds it took, and who said it
-    (the counter; for an unsatisfiable piece the SAT solver count_child.SAT_FIRST names)."""
+# A piece's counter: its model count and who said it (the counter, or for an unsatisfiable
+# piece the SAT solver that found no model), run in the piece's forked child.
+PieceCounter = Callable[[Cube], tuple[int, str]]
+
+
+def cnf_pieces(method: str, clauses: list[Clause],
+               cube_clauses: Callable[[Cube], list[Clause]], num_vars: int) -> PieceCounter:
+    """The models of `clauses` plus a piece's unit clauses (`cube_clauses(cube)`) by an exact
+    #SAT counter (count_child.model_count), its SAT solver first."""
+
+    def count(cube: Cube) -> tuple[int, str]:
+        with native_output():
+            # D4's tree decomposition is a fixed cost per call that outweighs a small piece.
+            result = model_count(method, clauses + cube_clauses(cube), num_vars, False)
+        return result, SAT_FIRST[method] if result == 0 and method in SAT_FIRST else method
+
+    return count
+
+
+def _count_piece(counter: PieceCounter, cube: Cube, send) -> None:
+    """In a forked child: the piece's count, the CPU seconds it took, and who said it."""
     detach_child()
     began = time.process_time()
-    with native_output():
-        # D4's tree decomposition is a fixed cost per call that outweighs a small piece.
-        result = model_count(method, clauses, num_vars, False)
-    by = SAT_FIRST[method] if result == 0 and method in SAT_FIRST else method
+    result, by = counter(cube)
     send((PIECE, (result, time.process_time() - began, by)))
 
 
-def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
-                Callable[[Cube], list[Clause]], num_vars: int, depth: int,
+def count_split(method: str, n: int, counter: PieceCounter, depth: int,
                 record_dir: Path | None = None, cube_time: float | None = None,
                 jobs: int | None = None, deadline: float | None = None,
                 progress: Callable[[dict], None] | None = None,
-                formula: str = "split") -> SplitTally:
-    """Count the models of `clauses` (with first appearance along `line_order(n)`) piece by
-    piece, `jobs` children at a time (at most the cores), until every piece is counted or
-    `deadline` (perf_counter) passes; `cube_clauses(cube)` are a piece's unit clauses.
-    With `record_dir`, pieces are recorded there and a rerun resumes; `formula` names which
-    formula it is (a record apiece). SolverError if a counter's child ends without an
-    answer."""
+                formula: str = "split", split_limit: int | None = None) -> SplitTally:
+    """Count the models (labels in first appearance along `line_order(n)`) piece by piece,
+    each by `counter` (`cnf_pieces`, or the cover count's) in its own child, `jobs` at a time
+    (at most the cores), until every piece is counted or `deadline` (perf_counter) passes;
+    `method` names the counter in the record. With `record_dir`, pieces are recorded there
+    and a rerun resumes; `formula` names which formula it is (a record apiece). A piece past
+    `cube_time` is split again only while it gives fewer than `split_limit` lines labels (all
+    of them if None). SolverError if a counter's child ends without an answer."""
     from ilp_pyramid.puzzles.bel.hunt.conquer import Record
 
     problem = SplitCount(n, method, depth, formula)
@@ -203,16 +218,17 @@ def count_split(method: str, n: int, clauses: list[Clause], cube_clauses:
             stack.enter_context(hold(record_dir / f"count-{problem.key}.lock",
                                      f"the count record {record_dir}"))
             record = Record.open(record_dir, problem, name="count")
-        _settle(method, n, clauses, cube_clauses, num_vars, record, problem, cube_time,
-                jobs, deadline, progress)
+        _settle(method, n, counter, record, problem, cube_time, jobs, deadline, progress,
+                split_limit)
         return tally(record, problem)
 
 
-def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: int, record,
-            problem: SplitCount, cube_time: float | None, jobs: int,
-            deadline: float | None, progress) -> None:
+def _settle(method: str, n: int, counter: PieceCounter, record, problem: SplitCount,
+            cube_time: float | None, jobs: int, deadline: float | None, progress,
+            split_limit: int | None) -> None:
     geo = pyramid(n)
     order = line_order(n)
+    limit = len(order) if split_limit is None else split_limit
     queue = _open_cubes(record.settled, order, geo.num_labels, problem.depth)
     queue.reverse()  # popped from the end: tree order
     running: dict[int, tuple[Cube, ForkedSolver, contextlib.ExitStack]] = {}
@@ -227,8 +243,7 @@ def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: 
             while queue and len(running) < jobs:
                 cube = queue.pop()
                 frame = contextlib.ExitStack()
-                child = frame.enter_context(forked(
-                    _count_piece, (method, clauses + cube_clauses(cube), num_vars)))
+                child = frame.enter_context(forked(_count_piece, (counter, cube)))
                 children_stack.push(frame)
                 running[child.child.pid] = (cube, child, frame)
             now = time.perf_counter()
@@ -252,7 +267,7 @@ def _settle(method: str, n: int, clauses: list[Clause], cube_clauses, num_vars: 
                     standing.counted += 1
                     standing.cpu_seconds += round(cpu, 2)
                 elif cube_time is not None and cpu_seconds(pid) > cube_time \
-                        and len(cube) < len(order):
+                        and len(cube) < limit:
                     cpu = cpu_seconds(pid)
                     frame.close()
                     del running[pid]

@@ -1,0 +1,282 @@
+"""Bel's Pyramids counted without listing them: a compiled search over the X and Y lines,
+and below each of its leaves the Z lines' completions counted as an exact cover.
+
+Once every X and Y line carries a label, every cell holds two of its three labels, and what
+is left is an exact-cover problem: each Z line takes one label, which gives each of its cells
+a cube, and the cubes must be all different (as many cubes as cells: each shown once). The
+options are (Z line, label) pairs, each covering its line and its cells' cubes; the count of
+exact covers is the count of completions. It is taken by a backtracking that always branches
+on the uncovered cube with the fewest options still open (Knuth's rule), on bit masks of cubes
+and lines, so a leaf with no completion (nearly all of them) costs a few nodes, and no
+completion is listed.
+
+The X and Y lines are searched as `count_search` searches them (its `_place`: a label's lines
+within N(2N+1) cells, every cube still showable), in the split order of
+`count_split.line_order` with labels in first-appearance order, so that a piece of a split
+count (its first K lines given) is counted here exactly as D4 counts it there. The Z lines'
+labels are left free: a label no X or Y line carries can be renamed among the others unused
+there, (2N-1-k)! ways for k labels used on X and Y, and since every solution uses every
+label, exactly one of those renamings keeps first appearance. So each leaf adds its covers
+divided by (2N-1-k)!, and labelled pyramids = (2N-1)! x the sum.
+
+A method apart from D4's (a #SAT counter on the CNF): the two share only the geometry.
+Cubes are bits of one 64-bit word, so N <= 3 (35 cubes at N = 3, 84 at N = 4).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ilp_pyramid.errors import InputError
+from ilp_pyramid.puzzles.bel.count_search import SearchTables, _place, _unplace, search_tables
+from ilp_pyramid.puzzles.bel.count_split import line_order
+from ilp_pyramid.puzzles.bel.geometry import pyramid
+
+MAX_N = 3  # cubes in one 64-bit word
+
+
+@dataclass(frozen=True)
+class CoverTables:
+    """The search's tables (`count_search.SearchTables`, in the split order) and the Z
+    lines': their cells (-1 padded), each cell's X and Y lines."""
+
+    search: SearchTables
+    xy_positions: int  # the X and Y lines come first in the order
+    z_cells: np.ndarray  # (Z lines, N) cell indices, -1 padded
+    cell_x: np.ndarray
+    cell_y: np.ndarray
+    cubes: int
+    labels: int
+
+
+def cover_tables(n: int) -> CoverTables:
+    if not 1 <= n <= MAX_N:
+        raise InputError(f"the cover count takes N from 1 to {MAX_N} (got {n})")
+    geo = pyramid(n)
+    order = list(line_order(n))
+    xy = sum(1 for i in order if geo.lines[i].family != "Z")
+    assert all(geo.lines[i].family == "Z" for i in order[xy:])
+    z_cells = np.full((len(order) - xy, n), -1, np.int32)
+    for k, line in enumerate(order[xy:]):
+        cells = geo.line_cells[line]
+        z_cells[k, :len(cells)] = cells
+    rows = np.asarray(geo.cell_lines, np.int32)
+    return CoverTables(search_tables(geo, order), xy, z_cells, rows[:, 0].copy(),
+                       rows[:, 1].copy(), len(geo.cubes), geo.num_labels)
+
+
+@njit(cache=True, nogil=True)
+def _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner, of_cube,
+              per_cube):
+    """The exact covers of every cube by one (Z line, label) option per Z line, the X and Y
+    labels being `lab`'s. The last four are work arrays (`_work`), reused leaf after leaf."""
+    lines = z_cells.shape[0]
+    masks[:] = 0
+    per_cube[:] = 0
+    for z in range(lines):
+        for v in range(m):
+            mask = np.uint64(0)
+            clash = False
+            for j in range(z_cells.shape[1]):
+                c = z_cells[z, j]
+                if c < 0:
+                    break
+                bit = np.uint64(1) << np.uint64(cube_of[lab[cell_x[c]], lab[cell_y[c]], v])
+                if mask & bit:
+                    clash = True
+                    break
+                mask |= bit
+            if clash:
+                continue
+            o = z * m + v
+            masks[o] = mask
+            owner[o] = z
+            for k in range(cubes):
+                if mask & (np.uint64(1) << np.uint64(k)):
+                    of_cube[k, per_cube[k]] = o
+                    per_cube[k] += 1
+    # Z lines whose options cover the same cubes label for label (cells with the same two
+    # labels, mostly the outer cells' lines of length 1) are interchangeable: each cover gives
+    # t! covers of a group of t by permuting its lines. Only a group's lowest free line may
+    # take an option, and the count is multiplied back by every group's t!.
+    before = np.full(lines, -1, np.int64)  # the group's previous line
+    factor = 1
+    for z in range(lines):
+        size = 1
+        for y in range(z - 1, -1, -1):
+            same = True
+            for v in range(m):
+                if masks[z * m + v] != masks[y * m + v]:
+                    same = False
+                    break
+            if same:
+                if before[z] < 0:
+                    before[z] = y
+                size += 1
+        factor *= size
+    full = np.uint64(0)
+    for k in range(cubes):
+        full |= np.uint64(1) << np.uint64(k)
+    chosen_cube = np.zeros(lines + 1, np.int32)
+    at = np.zeros(lines + 1, np.int32)
+    chosen = np.zeros(lines + 1, np.int64)
+    used = np.uint64(0)
+    taken = np.int64(0)  # Z lines with a label, one bit each
+    found = 0
+
+    # the root's branching cube
+    best, fewest = -1, 1 << 30
+    for k in range(cubes):
+        n_open = per_cube[k]
+        if n_open < fewest:
+            best, fewest = k, n_open
+    if fewest == 0:
+        return 0
+    depth = 0
+    chosen_cube[0] = best
+    at[0] = 0
+    while depth >= 0:
+        k = chosen_cube[depth]
+        pick = -1
+        while at[depth] < per_cube[k]:
+            o = of_cube[k, at[depth]]
+            at[depth] += 1
+            if (masks[o] & used) == 0 and (taken >> owner[o]) & 1 == 0 and (
+                    before[owner[o]] < 0 or (taken >> before[owner[o]]) & 1):
+                pick = o
+                break
+        if pick < 0:
+            depth -= 1
+            if depth >= 0:
+                o = chosen[depth]
+                used ^= masks[o]
+                taken ^= np.int64(1) << owner[o]
+            continue
+        chosen[depth] = pick
+        used |= masks[pick]
+        taken |= np.int64(1) << owner[pick]
+        if used == full:
+            found += 1
+            used ^= masks[pick]
+            taken ^= np.int64(1) << owner[pick]
+            continue
+        best, fewest = -1, 1 << 30
+        for q in range(cubes):
+            if used & (np.uint64(1) << np.uint64(q)):
+                continue
+            n_open = 0
+            for t in range(per_cube[q]):
+                o = of_cube[q, t]
+                if (masks[o] & used) == 0 and (taken >> owner[o]) & 1 == 0 and (
+                        before[owner[o]] < 0 or (taken >> before[owner[o]]) & 1):
+                    n_open += 1
+                    if n_open >= fewest:
+                        break
+            if n_open < fewest:
+                best, fewest = q, n_open
+                if n_open <= 1:
+                    break
+        if fewest == 0:
+            used ^= masks[pick]
+            taken ^= np.int64(1) << owner[pick]
+            continue
+        depth += 1
+        chosen_cube[depth] = best
+        at[depth] = 0
+    return found * factor
+
+
+@njit(cache=True, nogil=True)
+def _work(lines, m, cubes):
+    """_z_covers' work arrays: each option's cube mask and line, the options of each cube."""
+    return (np.zeros(lines * m, np.uint64), np.zeros(lines * m, np.int64),
+            np.zeros((cubes, lines * m), np.int32), np.zeros(cubes, np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _count_below(p0, top0, xy, order, start, cells, cell_lines, cube_of, cover, every,
+                 lengths, total, m, lab, used, sums, z_cells, cell_x, cell_y, cubes, unit):
+    """Sum over the X/Y leaves below position p0 (labels 0 .. top0-1 used so far) of their
+    Z covers times unit[k] (the share of the k labels used); the state is restored.
+    Returns (that sum, X/Y nodes, leaves)."""
+    total_sum = 0
+    nodes = 0
+    leaves = 0
+    masks, owner, of_cube, per_cube = _work(z_cells.shape[0], m, cubes)
+    if p0 == xy:
+        return _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner,
+                         of_cube, per_cube) * unit[top0], 0, 1
+    nxt = np.zeros(xy + 1, np.int32)
+    tops = np.zeros(xy + 2, np.int32)
+    p = p0
+    tops[p] = top0
+    nxt[p] = 0
+    while p >= p0:
+        v = nxt[p]
+        if v >= min(tops[p] + 1, m):
+            p -= 1
+            if p >= p0:
+                _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used,
+                         sums)
+            continue
+        nxt[p] = v + 1
+        nodes += 1
+        if not _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths,
+                      total, lab, used, sums):
+            continue
+        top = max(tops[p], v + 1)
+        if p + 1 == xy:
+            leaves += 1
+            covers = _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner,
+                               of_cube, per_cube)
+            total_sum += covers * unit[top]
+            _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used, sums)
+            continue
+        p += 1
+        tops[p] = top
+        nxt[p] = 0
+    return total_sum, nodes, leaves
+
+
+@dataclass
+class CoverCount:
+    """Models with first appearance along the split order (x (2N-1)! = labelled), and the
+    work: X/Y nodes tried and X/Y leaves whose Z covers were counted."""
+
+    models: int
+    nodes: int
+    leaves: int
+
+
+def count_piece(tables: CoverTables, prefix: Sequence[int] = ()) -> CoverCount:
+    """The models whose first len(prefix) lines of the split order carry `prefix` (labels in
+    first-appearance order); the whole count with no prefix."""
+    t = tables.search
+    m = tables.labels
+    lab = np.full(len(t.order), -1, np.int32)
+    used = np.zeros(tables.cubes, np.uint8)
+    sums = np.zeros(m, np.int64)
+    top = 0
+    for p, v in enumerate(prefix):
+        if not 0 <= v <= min(top, m - 1) or p >= tables.xy_positions:
+            raise InputError(f"not a first-appearance prefix of X/Y labels: {list(prefix)}")
+        if not _place(p, v, t.order, t.complete_start, t.complete_cells, t.cell_lines,
+                      t.cube_of, t.cover, t.every, t.lengths, t.total, lab, used, sums):
+            return CoverCount(0, 0, 0)
+        top = max(top, v + 1)
+    # a leaf with k labels on its X/Y lines counts 1/(m-k)! of its covers: scaled by m! so
+    # that every share is an integer, divided back at the end
+    unit = np.asarray([math.factorial(m) // math.factorial(m - k) for k in range(m + 1)],
+                      np.int64)
+    scaled, nodes, leaves = _count_below(
+        len(prefix), top, tables.xy_positions, t.order, t.complete_start, t.complete_cells,
+        t.cell_lines, t.cube_of, t.cover, t.every, t.lengths, t.total, m, lab, used, sums,
+        tables.z_cells, tables.cell_x, tables.cell_y, tables.cubes, unit)
+    models, rest = divmod(int(scaled), math.factorial(m))
+    assert rest == 0, "covers not divisible among the renamings of the unused labels"
+    return CoverCount(models, int(nodes), int(leaves))
