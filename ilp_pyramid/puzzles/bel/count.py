@@ -565,11 +565,12 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
 
 def count_by_cover(n: int, deadline: float | None = None, progress: Progress | None = None,
                    split: Split | None = None) -> MethodCount:
-    """The labelled count by the cover count (count_cover.py: the X and Y lines searched,
-    each leaf's Z completions counted as exact covers), in a child, or piece by piece with
-    `split` (at most the X and Y lines deep). No classes: it counts no fixed points."""
+    """The labelled count and Burnside's classes by the cover count (count_cover.py: the X
+    and Y lines searched, each leaf's Z completions counted as exact covers), every formula
+    in a child; with `split`, the labelled count and each Fix(g, id) piece by piece (at most
+    the X and Y lines deep), as the counters' are."""
     # numba: loaded when used
-    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables, keeps_z, labellings
 
     start = time.perf_counter()
     children_cpu = _children_cpu()
@@ -579,20 +580,58 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
         raise InputError(f"--split with the cover method: at most {tables.xy_positions} lines "
                          f"(the X and Y lines) at N={n} (got {split.depth})")
     count_piece(cover_tables(1))  # the kernels loaded here, shared by every forked child
-
-    def counter(cube: tuple) -> tuple[int, str]:
-        return count_piece(tables, [label for _, label in cube]).models, "cover"
+    detail: dict = {}
 
     def said(figures: dict) -> None:
         if progress is not None:
             progress("cover", figures)
 
-    pieces = count_split("cover", n, counter, split.depth, split.record, split.cube_time,
-                         split.jobs, deadline, said, split_limit=tables.xy_positions)
-    labelled = pieces.models * math.factorial(tables.labels)
-    return MethodCount("cover", COUNTED if pieces.complete else TIMEOUT, labelled, None,
-                       time.perf_counter() - start, _children_cpu() - children_cpu,
-                       {"split": pieces.to_dict()})
+    def fixed(g: np.ndarray | None, pi: list[int] | None, formula: str) -> int | None:
+        """The labellings (g, pi) fixes (all of them for the identity); None at the limit.
+        Renamings are broken only where pi is the identity, and only then is it split."""
+        these = tables if g is None else cover_tables(n, g, pi)
+
+        def counter(cube: tuple) -> tuple[int, str]:
+            return count_piece(these, [label for _, label in cube]).models, "cover"
+
+        whole = not these.first_appearance or not these.possible
+        pieces = count_split("cover", n, counter, 0 if whole else split.depth,
+                             None if whole else split.record, split.cube_time, split.jobs,
+                             deadline, said, formula, split_limit=tables.xy_positions)
+        if not whole:
+            detail[formula] = pieces.to_dict()
+        return labellings(these, pieces.models) if pieces.complete else None
+
+    def stopped(labelled: int | None, calls: int) -> MethodCount:
+        return MethodCount("cover", TIMEOUT, labelled, None, time.perf_counter() - start,
+                           _children_cpu() - children_cpu,
+                           {"fixed_point_counts": calls, **detail})
+
+    labelled = fixed(None, None, "split")
+    if labelled is None:
+        low = detail["split"]["models"] * math.factorial(tables.labels)
+        return stopped(low, 0)
+    group = line_group(n)
+    if not all(keeps_z(n, g) for g in group):
+        return MethodCount("cover", COUNTED, labelled, None, time.perf_counter() - start,
+                           _children_cpu() - children_cpu, detail)
+    identity = list(range(tables.labels))
+    total, calls = 0, 0
+    for g, g_size in conjugacy_classes(group):
+        for pi, pi_size in cycle_types(tables.labels):
+            term = labelled if g == 0 and pi == identity else fixed(
+                group[g], pi, f"split fixed by g{g}")
+            if term is None:
+                return stopped(labelled, calls)
+            calls += 1
+            total += g_size * pi_size * term
+            said({"fixed_point_counts": calls})
+    order = len(group) * math.factorial(tables.labels)
+    if total % order:
+        raise SolverError(f"cover: Burnside's sum {total} is not a multiple of |G x S| = "
+                          f"{order}")
+    return MethodCount("cover", COUNTED, labelled, total // order, time.perf_counter() - start,
+                       _children_cpu() - children_cpu, {"fixed_point_counts": calls, **detail})
 
 
 RUNNERS = {"sat": count_by_sat, "search": count_by_search, "cover": count_by_cover,

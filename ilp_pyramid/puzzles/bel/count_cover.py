@@ -42,51 +42,119 @@ MAX_N = 3  # cubes in one 64-bit word
 
 @dataclass(frozen=True)
 class CoverTables:
-    """The search's tables (`count_search.SearchTables`, in the split order) and the Z
-    lines': their cells (-1 padded), each cell's X and Y lines."""
+    """The search's tables (`count_search.SearchTables`, in the split order), the symmetry
+    (g, pi) whose fixed points are counted (the identity for the plain count), and the Z
+    lines grouped into the cycles of g: a cycle L, g(L), g^2(L), ... takes one label v, its
+    t-th line pi^t(v) (so s(g(i)) = pi(s(i))), valid when pi^k(v) = v for a cycle of k."""
 
     search: SearchTables
     xy_positions: int  # the X and Y lines come first in the order
-    z_cells: np.ndarray  # (Z lines, N) cell indices, -1 padded
+    z_cells: np.ndarray  # (Z cycles, cells) the cells of each cycle's lines, -1 padded
+    z_shift: np.ndarray  # (Z cycles, cells) t for a cell of the cycle's t-th line
+    z_cycle: np.ndarray  # (Z cycles,) the cycle's length k
+    pi_power: np.ndarray  # (k + 1, m): pi^t(v)
+    image: np.ndarray  # line -> g(line)
+    preimage: np.ndarray  # line -> g^-1(line)
+    symmetric: bool  # (g, pi) is not the identity: the X/Y labels are checked against it
+    # every label can be carried by lines N(2N+1) cells long in all (a line whose cycle under
+    # g has k lines carries l only if pi^k(l) = l); if not, no labelling is fixed
+    first_appearance: bool  # pi is the identity: renamings broken (module doc)
+    possible: bool
     cell_x: np.ndarray
     cell_y: np.ndarray
     cubes: int
     labels: int
 
 
-def cover_tables(n: int) -> CoverTables:
+def keeps_z(n: int, g: Sequence[int]) -> bool:
+    """g maps the Z lines onto Z lines (every element does for N >= 2; at N = 1 the group
+    moves the one cube's three lines among the families, and the cover count has no
+    fixed points to offer)."""
+    geo = pyramid(n)
+    return all(geo.lines[int(g[i])].family == "Z" for i, line in enumerate(geo.lines)
+               if line.family == "Z")
+
+
+def cover_tables(n: int, g: Sequence[int] | None = None,
+                 pi: Sequence[int] | None = None) -> CoverTables:
+    """The tables of the models of N's pyramid, or with `g` (a line permutation of the group,
+    `canonical.line_group`) and `pi` (a label permutation) of those s with s(g(i)) =
+    pi(s(i)) for every line i: Burnside's fixed points."""
     if not 1 <= n <= MAX_N:
         raise InputError(f"the cover count takes N from 1 to {MAX_N} (got {n})")
     geo = pyramid(n)
+    m = geo.num_labels
     order = list(line_order(n))
     xy = sum(1 for i in order if geo.lines[i].family != "Z")
     assert all(geo.lines[i].family == "Z" for i in order[xy:])
-    z_cells = np.full((len(order) - xy, n), -1, np.int32)
-    for k, line in enumerate(order[xy:]):
-        cells = geo.line_cells[line]
-        z_cells[k, :len(cells)] = cells
+    image = np.arange(len(order), dtype=np.int32) if g is None else np.asarray(g, np.int32)
+    pi_ = np.arange(m, dtype=np.int32) if pi is None else np.asarray(pi, np.int32)
+    assert sorted(image.tolist()) == list(range(len(order))) and sorted(pi_.tolist()) == list(
+        range(m))
+    z_lines = order[xy:]
+    assert {int(image[i]) for i in z_lines} == set(z_lines), "g must map Z lines to Z lines"
+    cycles, seen = [], set()
+    for line in z_lines:
+        if line in seen:
+            continue
+        cycle = [line]
+        while int(image[cycle[-1]]) != line:
+            cycle.append(int(image[cycle[-1]]))
+        seen.update(cycle)
+        cycles.append(cycle)
+    width = max(sum(len(geo.line_cells[i]) for i in c) for c in cycles)
+    z_cells = np.full((len(cycles), width), -1, np.int32)
+    z_shift = np.zeros((len(cycles), width), np.int32)
+    for k, cycle in enumerate(cycles):
+        cells = [(c, t) for t, line in enumerate(cycle) for c in geo.line_cells[line]]
+        z_cells[k, :len(cells)] = [c for c, _ in cells]
+        z_shift[k, :len(cells)] = [t for _, t in cells]
+    longest = max(len(c) for c in cycles)
+    pi_power = np.empty((longest + 1, m), np.int32)
+    pi_power[0] = np.arange(m)
+    for t in range(1, longest + 1):
+        pi_power[t] = pi_[pi_power[t - 1]]
     rows = np.asarray(geo.cell_lines, np.int32)
-    return CoverTables(search_tables(geo, order), xy, z_cells, rows[:, 0].copy(),
-                       rows[:, 1].copy(), len(geo.cubes), geo.num_labels)
+    identity_pi = bool(np.all(pi_ == np.arange(m)))
+    room = np.zeros(m, np.int64)  # the cells of the lines that can carry each label
+    for line in range(len(order)):
+        k, at = 1, int(image[line])
+        while at != line:
+            k, at = k + 1, int(image[at])
+        for v in range(m):
+            u = v
+            for _ in range(k):
+                u = int(pi_[u])
+            room[v] += geo.line_lengths[line] if u == v else 0
+    return CoverTables(search_tables(geo, order), xy, z_cells, z_shift,
+                       np.asarray([len(c) for c in cycles], np.int32), pi_power, image,
+                       np.argsort(image).astype(np.int32),
+                       not (identity_pi and np.all(image == np.arange(len(order)))),
+                       identity_pi, bool(np.all(room >= geo.label_total)), rows[:, 0].copy(),
+                       rows[:, 1].copy(), len(geo.cubes), m)
 
 
 @njit(cache=True, nogil=True)
-def _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner, of_cube,
-              per_cube):
-    """The exact covers of every cube by one (Z line, label) option per Z line, the X and Y
-    labels being `lab`'s. The last four are work arrays (`_work`), reused leaf after leaf."""
+def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of, cubes, m,
+              masks, owner, of_cube, per_cube):
+    """The exact covers of every cube by one (Z cycle, label) option per Z cycle (a Z line
+    when g is the identity), the X and Y labels being `lab`'s. The last four are work arrays
+    (`_work`), reused leaf after leaf."""
     lines = z_cells.shape[0]
     masks[:] = 0
     per_cube[:] = 0
     for z in range(lines):
         for v in range(m):
+            if pi_power[z_cycle[z], v] != v:
+                continue  # the cycle would come back to another label
             mask = np.uint64(0)
             clash = False
             for j in range(z_cells.shape[1]):
                 c = z_cells[z, j]
                 if c < 0:
                     break
-                bit = np.uint64(1) << np.uint64(cube_of[lab[cell_x[c]], lab[cell_y[c]], v])
+                label = pi_power[z_shift[z, j], v]
+                bit = np.uint64(1) << np.uint64(cube_of[lab[cell_x[c]], lab[cell_y[c]], label])
                 if mask & bit:
                     clash = True
                     break
@@ -199,8 +267,20 @@ def _work(lines, m, cubes):
 
 
 @njit(cache=True, nogil=True)
+def _fits(line, lab, image, preimage, pi):
+    """Line `line`'s label keeps s(g(i)) = pi(s(i)) with the lines labelled so far."""
+    v = lab[line]
+    after = lab[image[line]]
+    if after >= 0 and after != pi[v]:
+        return False
+    before = lab[preimage[line]]
+    return before < 0 or v == pi[before]
+
+
+@njit(cache=True, nogil=True)
 def _count_below(p0, top0, xy, order, start, cells, cell_lines, cube_of, cover, every,
-                 lengths, total, m, lab, used, sums, z_cells, cell_x, cell_y, cubes, unit):
+                 lengths, total, m, lab, used, sums, z_cells, z_shift, z_cycle, pi_power,
+                 image, preimage, symmetric, first_appearance, cell_x, cell_y, cubes, unit):
     """Sum over the X/Y leaves below position p0 (labels 0 .. top0-1 used so far) of their
     Z covers times unit[k] (the share of the k labels used); the state is restored.
     Returns (that sum, X/Y nodes, leaves)."""
@@ -209,8 +289,8 @@ def _count_below(p0, top0, xy, order, start, cells, cell_lines, cube_of, cover, 
     leaves = 0
     masks, owner, of_cube, per_cube = _work(z_cells.shape[0], m, cubes)
     if p0 == xy:
-        return _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner,
-                         of_cube, per_cube) * unit[top0], 0, 1
+        return _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
+                         cubes, m, masks, owner, of_cube, per_cube) * unit[top0], 0, 1
     nxt = np.zeros(xy + 1, np.int32)
     tops = np.zeros(xy + 2, np.int32)
     p = p0
@@ -218,7 +298,7 @@ def _count_below(p0, top0, xy, order, start, cells, cell_lines, cube_of, cover, 
     nxt[p] = 0
     while p >= p0:
         v = nxt[p]
-        if v >= min(tops[p] + 1, m):
+        if v >= (min(tops[p] + 1, m) if first_appearance else m):
             p -= 1
             if p >= p0:
                 _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used,
@@ -229,11 +309,14 @@ def _count_below(p0, top0, xy, order, start, cells, cell_lines, cube_of, cover, 
         if not _place(p, v, order, start, cells, cell_lines, cube_of, cover, every, lengths,
                       total, lab, used, sums):
             continue
+        if symmetric and not _fits(order[p], lab, image, preimage, pi_power[1]):
+            _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used, sums)
+            continue
         top = max(tops[p], v + 1)
         if p + 1 == xy:
             leaves += 1
-            covers = _z_covers(lab, z_cells, cell_x, cell_y, cube_of, cubes, m, masks, owner,
-                               of_cube, per_cube)
+            covers = _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y,
+                               cube_of, cubes, m, masks, owner, of_cube, per_cube)
             total_sum += covers * unit[top]
             _unplace(p, order, start, cells, cell_lines, cube_of, lengths, lab, used, sums)
             continue
@@ -258,25 +341,41 @@ def count_piece(tables: CoverTables, prefix: Sequence[int] = ()) -> CoverCount:
     first-appearance order); the whole count with no prefix."""
     t = tables.search
     m = tables.labels
+    if not tables.possible:
+        return CoverCount(0, 0, 0)
     lab = np.full(len(t.order), -1, np.int32)
     used = np.zeros(tables.cubes, np.uint8)
     sums = np.zeros(m, np.int64)
     top = 0
+    highest = min(top, m - 1)
     for p, v in enumerate(prefix):
-        if not 0 <= v <= min(top, m - 1) or p >= tables.xy_positions:
-            raise InputError(f"not a first-appearance prefix of X/Y labels: {list(prefix)}")
+        if not 0 <= v <= (highest if tables.first_appearance else m - 1) \
+                or p >= tables.xy_positions:
+            raise InputError(f"not a prefix of X/Y labels the count takes: {list(prefix)}")
         if not _place(p, v, t.order, t.complete_start, t.complete_cells, t.cell_lines,
                       t.cube_of, t.cover, t.every, t.lengths, t.total, lab, used, sums):
             return CoverCount(0, 0, 0)
+        if tables.symmetric and not _fits(int(t.order[p]), lab, tables.image, tables.preimage,
+                                          tables.pi_power[1]):
+            return CoverCount(0, 0, 0)
         top = max(top, v + 1)
-    # a leaf with k labels on its X/Y lines counts 1/(m-k)! of its covers: scaled by m! so
-    # that every share is an integer, divided back at the end
-    unit = np.asarray([math.factorial(m) // math.factorial(m - k) for k in range(m + 1)],
-                      np.int64)
+        highest = min(top, m - 1)
+    # With first appearance a leaf with k labels on its X/Y lines counts 1/(m-k)! of its
+    # covers: scaled by m! so that every share is an integer, divided back at the end.
+    unit = np.asarray([math.factorial(m) // math.factorial(m - k) if tables.first_appearance
+                       else math.factorial(m) for k in range(m + 1)], np.int64)
     scaled, nodes, leaves = _count_below(
         len(prefix), top, tables.xy_positions, t.order, t.complete_start, t.complete_cells,
         t.cell_lines, t.cube_of, t.cover, t.every, t.lengths, t.total, m, lab, used, sums,
-        tables.z_cells, tables.cell_x, tables.cell_y, tables.cubes, unit)
+        tables.z_cells, tables.z_shift, tables.z_cycle, tables.pi_power, tables.image,
+        tables.preimage, tables.symmetric, tables.first_appearance, tables.cell_x,
+        tables.cell_y, tables.cubes, unit)
     models, rest = divmod(int(scaled), math.factorial(m))
     assert rest == 0, "covers not divisible among the renamings of the unused labels"
     return CoverCount(models, int(nodes), int(leaves))
+
+
+def labellings(tables: CoverTables, models: int) -> int:
+    """The labellings a count of `tables` stands for: with first appearance each model is one
+    of (2N-1)! renamings."""
+    return models * math.factorial(tables.labels) if tables.first_appearance else models
