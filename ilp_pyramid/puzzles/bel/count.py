@@ -563,12 +563,17 @@ def estimate_by_approxmc(n: int, epsilon: float = 0.8, delta: float = 0.2, seed:
     return MethodCount("approxmc", ESTIMATE, None, None, seconds, cpu, detail)
 
 
+class _Stopped(Exception):
+    """The time limit came during a fixed-point formula's SAT check."""
+
+
 def count_by_cover(n: int, deadline: float | None = None, progress: Progress | None = None,
                    split: Split | None = None) -> MethodCount:
     """The labelled count and Burnside's classes by the cover count (count_cover.py: the X
     and Y lines searched, each leaf's Z completions counted as exact covers), every formula
     in a child; with `split`, the labelled count and each Fix(g, id) piece by piece (at most
-    the X and Y lines deep), as the counters' are."""
+    the X and Y lines deep), as the counters' are. A fixed-point formula goes to MiniSat
+    first (count_child.SAT_FIRST) and is counted only if it has a model."""
     # numba: loaded when used
     from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables, keeps_z, labellings
 
@@ -580,6 +585,7 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
         raise InputError(f"--split with the cover method: at most {tables.xy_positions} lines "
                          f"(the X and Y lines) at N={n} (got {split.depth})")
     count_piece(cover_tables(1))  # the kernels loaded here, shared by every forked child
+    cnf = base_cnf(n)
     detail: dict = {}
 
     def said(figures: dict) -> None:
@@ -589,6 +595,8 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
     def fixed(g: np.ndarray | None, pi: list[int] | None, formula: str) -> int | None:
         """The labellings (g, pi) fixes (all of them for the identity); None at the limit.
         Renamings are broken only where pi is the identity, and only then is it split."""
+        if g is not None and not these_possible(g, pi):
+            return 0
         these = tables if g is None else cover_tables(n, g, pi)
 
         def counter(cube: tuple) -> tuple[int, str]:
@@ -601,6 +609,17 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
         if not whole:
             detail[formula] = pieces.to_dict()
         return labellings(these, pieces.models) if pieces.complete else None
+
+    def these_possible(g: np.ndarray, pi: list[int]) -> bool:
+        """Whether the fixed-point formula has a model at all, by its SAT solver (SAT_FIRST)
+        on the CNF: a zero is MiniSat's, as D4's are Glucose's."""
+        if not cover_tables(n, g, pi).possible:
+            return False
+        found = _counted_in_child("cover", cnf.formula.clauses + fixed_by(cnf, g, pi),
+                                  cnf.num_variables, deadline, satisfiable_only=True)
+        if found is None:
+            raise _Stopped
+        return bool(found)
 
     def stopped(labelled: int | None, calls: int) -> MethodCount:
         return MethodCount("cover", TIMEOUT, labelled, None, time.perf_counter() - start,
@@ -619,8 +638,11 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
     total, calls = 0, 0
     for g, g_size in conjugacy_classes(group):
         for pi, pi_size in cycle_types(tables.labels):
-            term = labelled if g == 0 and pi == identity else fixed(
-                group[g], pi, f"split fixed by g{g}")
+            try:
+                term = labelled if g == 0 and pi == identity else fixed(
+                    group[g], pi, f"split fixed by g{g}")
+            except _Stopped:
+                term = None
             if term is None:
                 return stopped(labelled, calls)
             calls += 1
