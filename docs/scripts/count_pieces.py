@@ -10,9 +10,10 @@ line per piece appended to docs/data/bel_count_pieces.jsonl.
 per conjugacy class of g and cycle type of pi) the same way, one JSON line each appended to
 docs/data/bel_count_fixed_points.jsonl.
 
-Each piece goes through the counters' own path (count_child.model_count: the SAT solver first,
-then the counter, D4 without its tree decomposition as count_split does), so a row's CPU
-seconds are what that piece costs a split count. A piece past its cap is a "timeout" row
+Each piece goes through the split count's own path (count_split.cnf_pieces: the SAT solver
+first, then the counter, D4 without its tree decomposition; for `cover`, count_cover's
+count of the piece), so a row's CPU seconds are what that piece costs a split count. A
+piece past its cap is a "timeout" row
 with the cap as its CPU seconds: the mean over a sample with timeouts is a lower bound.
 The machine is shared: the load average is kept with each row.
 """
@@ -33,20 +34,19 @@ RESULTS = Path(__file__).resolve().parent.parent / "data" / "bel_count_pieces.js
 FIXED = RESULTS.with_name("bel_count_fixed_points.jsonl")
 
 
-def _child(method: str, clauses: list, top: int, cap: int, answers) -> None:
-    from ilp_pyramid.puzzles.bel.count_child import model_count
-
+def _child(counter, cube: tuple, cap: int, answers) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cap, cap + 1))
     sink = os.open(os.devnull, os.O_WRONLY)
     os.dup2(sink, 1)  # the counters' C code prints statistics
     began = time.process_time()
-    models = model_count(method, clauses, top, False)
+    models, _ = counter(cube)
     answers.put((models, time.process_time() - began))
 
 
-def _capped(context, method: str, clauses: list, top: int, cap: int) -> dict:
+def _capped(context, counter, cube: tuple, cap: int) -> dict:
+    """`counter(cube)` (a count_split.PieceCounter) in a forked child capped at `cap` CPU s."""
     answers = context.Queue()
-    child = context.Process(target=_child, args=(method, clauses, top, cap, answers))
+    child = context.Process(target=_child, args=(counter, cube, cap, answers))
     child.start()
     child.join()
     if child.exitcode == 0:
@@ -59,6 +59,7 @@ def fixed_points(n: int, method: str, cap: int) -> None:
     from ilp_pyramid.puzzles.bel.canonical import line_group
     from ilp_pyramid.puzzles.bel.count import conjugacy_classes, cycle_types
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, fixed_by, precedence
+    from ilp_pyramid.puzzles.bel.count_split import cnf_pieces
     from ilp_pyramid.puzzles.bel.geometry import pyramid
 
     cnf = base_cnf(n)
@@ -75,9 +76,10 @@ def fixed_points(n: int, method: str, cap: int) -> None:
                 clauses, size = base + extra + fixed_by(cnf, group[g], pi), top
             else:
                 clauses, size = base + fixed_by(cnf, group[g], pi), cnf.num_variables
+            counter = cnf_pieces(method, clauses, lambda _cube: [], size)
             row = {"n": n, "g": g, "g_size": g_size, "pi": pi, "pi_size": pi_size,
                    "method": method, "cap": cap, "date": datetime.date.today().isoformat(),
-                   **_capped(context, method, clauses, size, cap)}
+                   **_capped(context, counter, (), cap)}
             with open(FIXED, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row) + "\n")
             print(json.dumps(row), flush=True)
@@ -116,26 +118,36 @@ def main(argv: list[str]) -> int:
         fixed_points(int(argv[1]), argv[2], int(argv[3]))
         return 0
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
-    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, cnf_pieces, line_order
     from ilp_pyramid.puzzles.bel.geometry import pyramid
 
     n, depth, method, k, cap, seed = (int(argv[0]), int(argv[1]), argv[2], int(argv[3]),
                                       int(argv[4]), int(argv[5]))
-    cnf = base_cnf(n)
     order = line_order(n)
-    extra, top = precedence(cnf, order)
+    if method == "cover":
+        from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+
+        tables = cover_tables(n)
+        count_piece(tables, [0] * depth)  # the kernels loaded before the children fork
+
+        def counter(cube: tuple) -> tuple[int, str]:
+            return count_piece(tables, [label for _, label in cube]).models, "cover"
+    else:
+        cnf = base_cnf(n)
+        extra, top = precedence(cnf, order)
+        counter = cnf_pieces(method, cnf.formula.clauses + extra,
+                             lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top)
     pieces = _open_cubes({}, order, pyramid(n).num_labels, depth)
     chosen = random.Random(seed).sample(range(len(pieces)), min(k, len(pieces)))
     context = multiprocessing.get_context("fork")
     for index in chosen:
         cube = pieces[index]
-        units = [[cnf.line_var(line, label)] for line, label in cube]
         load = os.getloadavg()[0]
         row = {"n": n, "depth": depth, "pieces": len(pieces), "piece": index,
                "cube": [list(pair) for pair in cube], "method": method, "cap": cap,
                "seed": seed, "load": round(load, 1),
                "date": datetime.date.today().isoformat(),
-               **_capped(context, method, cnf.formula.clauses + extra + units, top, cap)}
+               **_capped(context, counter, cube, cap)}
         with open(RESULTS, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(row) + "\n")
         print(json.dumps(row), flush=True)
