@@ -144,6 +144,18 @@ def test_the_cover_count_agrees_with_d4_on_pieces_of_n3():
         assert count_piece(tables, labels).models == by_d4, labels
         counts.append(by_d4)
     assert counts[0] > 0 and counts[1] == 0
+    # the one fixed-point formula of N=3 with models: the top swap (two lines moved) with no
+    # renaming, on two of its pieces
+    from ilp_pyramid.puzzles.bel.canonical import line_group
+    from ilp_pyramid.puzzles.bel.count_cnf import fixed_by
+
+    (top_swap,) = [g for g in line_group(3) if (g != np.arange(len(g))).sum() == 2]
+    fixed = cover_tables(3, top_swap, list(range(5)))
+    swap = fixed_by(cnf, top_swap, list(range(5)))
+    for labels in ([0, 0, 1, 1, 2, 0, 1, 3, 3, 4], [0, 0, 1, 1, 2, 0, 1, 3, 3]):
+        units = [[cnf.line_var(line, v)] for line, v in zip(order, labels, strict=False)]
+        by_d4 = model_count("d4", cnf.formula.clauses + extra + swap + units, top, False)
+        assert count_piece(fixed, labels).models == by_d4 > 0, labels
 
 
 def test_the_cover_count_takes_n_up_to_3_and_splits_only_its_x_and_y_lines(cli):
