@@ -141,52 +141,57 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
     when g is the identity), the X and Y labels being `lab`'s. The last four are work arrays
     (`_work`), reused leaf after leaf."""
     lines = z_cells.shape[0]
+    width = z_cells.shape[1]
     masks[:] = 0
     per_cube[:] = 0
+    shown = np.empty(width, np.int64)  # the cubes of one option
     for z in range(lines):
         for v in range(m):
             if pi_power[z_cycle[z], v] != v:
                 continue  # the cycle would come back to another label
             mask = np.uint64(0)
             clash = False
-            for j in range(z_cells.shape[1]):
+            size = 0
+            for j in range(width):
                 c = z_cells[z, j]
                 if c < 0:
                     break
-                label = pi_power[z_shift[z, j], v]
-                bit = np.uint64(1) << np.uint64(cube_of[lab[cell_x[c]], lab[cell_y[c]], label])
+                cube = cube_of[lab[cell_x[c]], lab[cell_y[c]], pi_power[z_shift[z, j], v]]
+                bit = np.uint64(1) << np.uint64(cube)
                 if mask & bit:
                     clash = True
                     break
                 mask |= bit
+                shown[size] = cube
+                size += 1
             if clash:
                 continue
             o = z * m + v
             masks[o] = mask
             owner[o] = z
-            for k in range(cubes):
-                if mask & (np.uint64(1) << np.uint64(k)):
-                    of_cube[k, per_cube[k]] = o
-                    per_cube[k] += 1
-    # Z lines whose options cover the same cubes label for label (cells with the same two
-    # labels, mostly the outer cells' lines of length 1) are interchangeable: each cover gives
-    # t! covers of a group of t by permuting its lines. Only a group's lowest free line may
-    # take an option, and the count is multiplied back by every group's t!.
+            for j in range(size):
+                k = shown[j]
+                of_cube[k, per_cube[k]] = o
+                per_cube[k] += 1
+    # Single-cell Z lines whose cells hold the same two labels cover the same cubes label
+    # for label: they are interchangeable, each cover giving t! covers of a group of t by
+    # permuting its lines. Only a group's lowest free line may take an option, and the count
+    # is multiplied back by every group's t!. (Longer lines are rarely alike; they are left
+    # apart, which only costs the search their permutations.)
     before = np.full(lines, -1, np.int64)  # the group's previous line
+    last = np.full(m * m, -1, np.int64)  # the last single line seen with each pair
+    seen = np.zeros(m * m, np.int64)
     factor = 1
     for z in range(lines):
-        size = 1
-        for y in range(z - 1, -1, -1):
-            same = True
-            for v in range(m):
-                if masks[z * m + v] != masks[y * m + v]:
-                    same = False
-                    break
-            if same:
-                if before[z] < 0:
-                    before[z] = y
-                size += 1
-        factor *= size
+        c = z_cells[z, 0]
+        if z_cells.shape[1] > 1 and z_cells[z, 1] >= 0:
+            continue
+        a, b = lab[cell_x[c]], lab[cell_y[c]]
+        key = min(a, b) * m + max(a, b)
+        before[z] = last[key]
+        last[key] = z
+        seen[key] += 1
+        factor *= seen[key]
     full = np.uint64(0)
     for k in range(cubes):
         full |= np.uint64(1) << np.uint64(k)
