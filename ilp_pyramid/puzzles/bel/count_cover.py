@@ -173,6 +173,8 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
                 k = shown[j]
                 of_cube[k, per_cube[k]] = o
                 per_cube[k] += 1
+            of_cube[cubes + z, per_cube[cubes + z]] = o  # the line is an item too
+            per_cube[cubes + z] += 1
     # Single-cell Z lines whose cells hold the same two labels cover the same cubes label
     # for label: they are interchangeable, each cover giving t! covers of a group of t by
     # permuting its lines. Only a group's lowest free line may take an option, and the count
@@ -192,6 +194,13 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
         last[key] = z
         seen[key] += 1
         factor *= seen[key]
+    # A line of a group is never branched on as an item: choosing a cube for a group's
+    # lowest line would count each of the group's cube sets once per order of its cubes.
+    alone = np.ones(lines, np.bool_)
+    for z in range(lines):
+        if before[z] >= 0:
+            alone[z] = False
+            alone[before[z]] = False
     full = np.uint64(0)
     for k in range(cubes):
         full |= np.uint64(1) << np.uint64(k)
@@ -202,9 +211,13 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
     taken = np.int64(0)  # Z lines with a label, one bit each
     found = 0
 
-    # the root's branching cube
+    # The items are the cubes and the lines (0 .. cubes-1, then cubes + line); the branch
+    # is on the item with the fewest open options, a line only where it is alone (in no
+    # group). The root's:
     best, fewest = -1, 1 << 30
-    for k in range(cubes):
+    for k in range(cubes + lines):
+        if k >= cubes and not alone[k - cubes]:
+            continue
         n_open = per_cube[k]
         if n_open < fewest:
             best, fewest = k, n_open
@@ -239,8 +252,11 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
             taken ^= np.int64(1) << owner[pick]
             continue
         best, fewest = -1, 1 << 30
-        for q in range(cubes):
-            if used & (np.uint64(1) << np.uint64(q)):
+        for q in range(cubes + lines):
+            if q < cubes:
+                if used & (np.uint64(1) << np.uint64(q)):
+                    continue
+            elif (taken >> (q - cubes)) & 1 or not alone[q - cubes]:
                 continue
             n_open = 0
             for t in range(per_cube[q]):
@@ -266,9 +282,10 @@ def _z_covers(lab, z_cells, z_shift, z_cycle, pi_power, cell_x, cell_y, cube_of,
 
 @njit(cache=True, nogil=True)
 def _work(lines, m, cubes):
-    """_z_covers' work arrays: each option's cube mask and line, the options of each cube."""
+    """_z_covers' work arrays: each option's cube mask and line, the options of each item
+    (each cube, then each line)."""
     return (np.zeros(lines * m, np.uint64), np.zeros(lines * m, np.int64),
-            np.zeros((cubes, lines * m), np.int32), np.zeros(cubes, np.int32))
+            np.zeros((cubes + lines, lines * m), np.int32), np.zeros(cubes + lines, np.int32))
 
 
 @njit(cache=True, nogil=True)
