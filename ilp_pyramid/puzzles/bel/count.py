@@ -595,9 +595,9 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
     def fixed(g: np.ndarray | None, pi: list[int] | None, formula: str) -> int | None:
         """The labellings (g, pi) fixes (all of them for the identity); None at the limit.
         Renamings are broken only where pi is the identity, and only then is it split."""
-        if g is not None and not these_possible(g, pi):
-            return 0
         these = tables if g is None else cover_tables(n, g, pi)
+        if g is not None and not (these.possible and has_model(g, pi)):
+            return 0
 
         def counter(cube: tuple) -> tuple[int, str]:
             return count_piece(these, [label for _, label in cube]).models, "cover"
@@ -610,11 +610,9 @@ def count_by_cover(n: int, deadline: float | None = None, progress: Progress | N
             detail[formula] = pieces.to_dict()
         return labellings(these, pieces.models) if pieces.complete else None
 
-    def these_possible(g: np.ndarray, pi: list[int]) -> bool:
+    def has_model(g: np.ndarray, pi: list[int]) -> bool:
         """Whether the fixed-point formula has a model at all, by its SAT solver (SAT_FIRST)
         on the CNF: a zero is MiniSat's, as D4's are Glucose's."""
-        if not cover_tables(n, g, pi).possible:
-            return False
         found = _counted_in_child("cover", cnf.formula.clauses + fixed_by(cnf, g, pi),
                                   cnf.num_variables, deadline, satisfiable_only=True)
         if found is None:
