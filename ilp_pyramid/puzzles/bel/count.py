@@ -724,7 +724,14 @@ def table_row(result: dict, command: str, cpu_seconds: float) -> dict:
                            f"probability >= {1 - d['delta']:.2f} (epsilon {d['epsilon']}, "
                            f"delta {d['delta']}), {m['cpu_seconds']:.1f} CPU s")
         else:
-            methods.append(f"{m['method']} {m['status']} {m['cpu_seconds']:.1f} CPU s")
+            text = f"{m['method']} {m['status']} {m['cpu_seconds']:.1f} CPU s"
+            # A split count may go on from a record kept over several runs: this run's CPU
+            # alone would hide what the count cost.
+            pieces = [d["piece_cpu_seconds"] for d in (m.get("detail") or {}).values()
+                      if isinstance(d, dict) and "piece_cpu_seconds" in d]
+            if pieces:
+                text += f" (its pieces {sum(pieces):,.0f} CPU s over every run)"
+            methods.append(text)
     group = result["group"]
     return {"N": str(result["n"]), "labelled": figure("labelled", "labelled_at_least"),
             "up to symmetry": figure("up_to_symmetry", "up_to_symmetry_at_least"),
