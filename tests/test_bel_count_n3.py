@@ -3,7 +3,7 @@ count (`count 3 --method cover --split 8 --record DIR`, gzipped): the labelled f
 the one fixed-point formula's with models (the top swap, no renaming). These tests check that
 each record is of today's formula, that its pieces are every first-appearance labelling of
 the split's lines once, that the pieces sum to the published figures by Burnside's lemma, and
-that pieces drawn from them count the same today: by the cover count, and (slow) by D4."""
+(slow) that pieces drawn from them count the same today, by the cover count and by D4."""
 
 from __future__ import annotations
 
@@ -120,6 +120,7 @@ def _recount(formula: str, cubes: list[tuple], method: str) -> None:
         assert count == int(settled[cube]["count"]), (formula, cube, method)
 
 
+@pytest.mark.slow  # some 3 s, most of it compiling the cover count's kernels
 def test_pieces_drawn_from_the_records_count_the_same_today():
     _recount(LABELLED, _drawn(LABELLED, 1, 1, 1.0, empty=1), "cover")
     _recount(TOP_SWAP, _drawn(TOP_SWAP, 1, 1, 0.5, empty=1), "cover")
