@@ -110,14 +110,14 @@ def test_the_cover_counts_each_piece_as_the_enumeration_does_at_n2():
     X and Y lines all given): the cover count of the piece is the number of enumerated
     solutions in it."""
     from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
-    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+    from ilp_pyramid.puzzles.bel.count_split import line_order, open_cubes
 
     order = line_order(2)
     rows = _sat_rows(2, order)
     tables = cover_tables(2)
     for depth in (2, 4, tables.xy_positions):
         total = 0
-        for cube in _open_cubes({}, order, 3, depth):
+        for cube in open_cubes({}, order, 3, depth):
             inside = np.all([rows[:, line] == label for line, label in cube], axis=0)
             assert count_piece(tables, [v for _, v in cube]).models == int(inside.sum()), cube
             total += int(inside.sum())
@@ -271,13 +271,13 @@ def test_the_pieces_partition_the_enumerated_solutions_and_d4_counts_each():
     """Each enumerated solution falls in exactly one piece, and D4's count of every piece is
     the number that fall in it: the pieces are disjoint and leave nothing out."""
     from ilp_pyramid.puzzles.bel.count_cnf import d4_count
-    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, line_order
+    from ilp_pyramid.puzzles.bel.count_split import line_order, open_cubes
 
     order = line_order(2)
     rows = _sat_rows(2, order)
     assert len(rows) * math.factorial(3) == len(_every_labelling(2))
     clauses, units, top = _split_formula(2)
-    pieces = _open_cubes({}, order, 3, 4)
+    pieces = open_cubes({}, order, 3, 4)
     assert len(pieces) == 14  # first-appearance labellings of 4 lines with 3 labels
     home = np.zeros(len(rows), dtype=int)
     for cube in pieces:
@@ -450,3 +450,45 @@ def test_a_table_row_of_a_split_count_says_what_its_pieces_cost_over_every_run()
     assert row["methods"] == "cover counted 2.5 CPU s (its pieces 10,001 CPU s over every run)"
     del result["methods"][0]["detail"]
     assert table_row(result, "c", 3.0)["methods"] == "cover counted 2.5 CPU s"
+
+
+@pytest.mark.slow  # three runs of the script and two counts: the default suite's budget is tight
+def test_the_compare_script_checks_one_split_count_against_another_piece_by_piece(tmp_path):
+    """docs/scripts/count_compare.py, as a reader runs it: N=2 by cover three lines deep
+    against D4 five lines deep (each piece of the first against the sum below it), then with
+    one of D4's pieces altered, then one record cut short (its piece left uncompared)."""
+    import subprocess
+    import sys
+
+    from ilp_pyramid.puzzles.bel.count_cover import count_piece, cover_tables
+    from ilp_pyramid.puzzles.bel.count_split import cnf_pieces, count_split
+
+    pytest.importorskip("py_d4", reason="the count extra (d4Solver) is not installed")
+    tables = cover_tables(2)
+    count_split("cover", 2, lambda cube: (count_piece(tables, [v for _, v in cube]).models,
+                                          "cover"), 3, tmp_path / "cover", jobs=2)
+    clauses, units, top = _split_formula(2)
+    count_split("d4", 2, cnf_pieces("d4", clauses, units, top), 5, tmp_path / "d4", jobs=2)
+    (cover,), (d4,) = ((tmp_path / name).glob("count-*.jsonl") for name in ("cover", "d4"))
+    script = ROOT / "docs" / "scripts" / "count_compare.py"
+
+    def compare() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(script), str(cover), str(d4)],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    done = compare()
+    pieces = len(cover.read_text().splitlines()) - 1
+    assert done.returncode == 0, done.stderr
+    assert f"{pieces} of the {pieces} pieces cover (depth 3)" in done.stdout
+    assert "0 differ" in done.stdout and "352 models" in done.stdout  # 2,112 / 3!
+    lines = d4.read_text().splitlines()
+    rows = [json.loads(line) for line in lines[1:]]
+    k = next(i for i, row in enumerate(rows) if row["count"])
+    rows[k]["count"] += 1
+    d4.write_text("\n".join([lines[0], *map(json.dumps, rows)]) + "\n")
+    done = compare()
+    assert done.returncode == 1 and "1 differ" in done.stdout
+    assert f"differ: {[label for _, label in rows[k]['cube'][:3]]}" in done.stdout
+    d4.write_text("\n".join([lines[0], *map(json.dumps, rows[:k] + rows[k + 1:])]) + "\n")
+    done = compare()  # the altered piece gone: its piece of cover's is open, not compared
+    assert done.returncode == 0 and f"{pieces - 1} of the {pieces} pieces" in done.stdout

@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
         fixed_points(int(argv[1]), argv[2], int(argv[3]))
         return 0
     from ilp_pyramid.puzzles.bel.count_cnf import base_cnf, precedence
-    from ilp_pyramid.puzzles.bel.count_split import _open_cubes, cnf_pieces, line_order
+    from ilp_pyramid.puzzles.bel.count_split import cnf_pieces, line_order, open_cubes
     from ilp_pyramid.puzzles.bel.geometry import pyramid
 
     n, depth, method, k, cap, seed = (int(argv[0]), int(argv[1]), argv[2], int(argv[3]),
@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
         extra, top = precedence(cnf, order)
         counter = cnf_pieces(method, cnf.formula.clauses + extra,
                              lambda cube: [[cnf.line_var(i, v)] for i, v in cube], top)
-    pieces = _open_cubes({}, order, pyramid(n).num_labels, depth)
+    pieces = open_cubes({}, order, pyramid(n).num_labels, depth)
     chosen = random.Random(seed).sample(range(len(pieces)), min(k, len(pieces)))
     context = multiprocessing.get_context("fork")
     for index in chosen:

@@ -138,7 +138,7 @@ class _MemoryRecord:
         self.settled[tuple((int(a), int(b)) for a, b in row["cube"])] = row
 
 
-def _open_cubes(settled: dict[Cube, dict], order: tuple[int, ...], num_labels: int,
+def open_cubes(settled: dict[Cube, dict], order: tuple[int, ...], num_labels: int,
                 depth: int) -> list[Cube]:
     """Every piece still to count, in tree order: the leaves below `depth` lines not yet
     settled, and the children of every piece split since."""
@@ -160,7 +160,7 @@ def _open_cubes(settled: dict[Cube, dict], order: tuple[int, ...], num_labels: i
 def tally(record, problem: SplitCount) -> SplitTally:
     geo = pyramid(problem.n)
     rows = record.settled.values()
-    left = _open_cubes(record.settled, line_order(problem.n), geo.num_labels, problem.depth)
+    left = open_cubes(record.settled, line_order(problem.n), geo.num_labels, problem.depth)
     return SplitTally(sum(int(r["count"]) for r in rows if r["status"] == PIECE), not left,
                       sum(1 for r in rows if r["status"] == PIECE),
                       sum(1 for r in rows if r["status"] == "split"), len(left),
@@ -229,7 +229,7 @@ def _settle(method: str, n: int, counter: PieceCounter, record, problem: SplitCo
     geo = pyramid(n)
     order = line_order(n)
     limit = len(order) if split_limit is None else split_limit
-    queue = _open_cubes(record.settled, order, geo.num_labels, problem.depth)
+    queue = open_cubes(record.settled, order, geo.num_labels, problem.depth)
     queue.reverse()  # popped from the end: tree order
     running: dict[int, tuple[Cube, ForkedSolver, contextlib.ExitStack]] = {}
     # Kept up to date piece by piece: a tally walks the whole tree (a fifth of a second at
