@@ -139,7 +139,7 @@ class _MemoryRecord:
 
 
 def open_cubes(settled: dict[Cube, dict], order: tuple[int, ...], num_labels: int,
-                depth: int) -> list[Cube]:
+               depth: int) -> list[Cube]:
     """Every piece still to count, in tree order: the leaves below `depth` lines not yet
     settled, and the children of every piece split since."""
     left, stack = [], [()]
