@@ -13,17 +13,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ilp_pyramid.puzzles.bel import count as count_module
 from ilp_pyramid.puzzles.bel.count import (
     COUNTED,
     COUNTERS,
+    COVER_MAX_N,
     RUNNERS,
     TIMEOUT,
     count,
     count_by_sat,
     count_by_search,
+    default_methods,
 )
 from ilp_pyramid.puzzles.bel.geometry import pyramid
-from tests.proctools import left_alive, live_children, signal_at_work
+from tests.proctools import command, left_alive, live_children, signal_at_work
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "data" / "bel_counts.jsonl"
@@ -331,6 +334,31 @@ def test_a_split_count_resumes_from_its_record_and_splits_pieces_again(tmp_path,
 
 
 # --- the command line ----------------------------------------------------------------------
+
+
+def test_count_2_as_typed_counts_by_d4_and_cover_in_a_real_process():
+    """`ilp-pyramid count 2`, the counts page's first command, with nothing else: the
+    default pair (a #SAT counter on the CNF and a search that shares only the geometry with
+    it) agrees on both numbers, and stdout is one JSON object."""
+    pytest.importorskip("py_d4", reason="the count extra is not installed")
+    run = command("count", "2", "--json", timeout=120)
+    assert run.returncode == 0, run.stderr
+    data = json.loads(run.stdout)
+    assert data["methods_agreeing"] == ["d4", "cover"]
+    assert (data["labelled"], data["up_to_symmetry"]) == (2112, 31)
+
+
+def test_the_default_pair_is_d4_and_cover_where_cover_reaches_and_sat_stands_in(monkeypatch):
+    from ilp_pyramid.puzzles.bel import count_cover
+
+    assert COVER_MAX_N == count_cover.MAX_N  # kept apart only so as not to load numba
+    monkeypatch.setattr(count_module, "available", lambda module: True)
+    assert [default_methods(n) for n in (1, 3, 4, 5)] == [["d4", "cover"]] * 2 + [
+        ["d4", "ganak"]] * 2
+    monkeypatch.setattr(count_module, "available", lambda module: module != "py_d4")
+    assert default_methods(2) == ["sat", "cover"] and default_methods(4) == ["sat", "ganak"]
+    monkeypatch.setattr(count_module, "available", lambda module: False)
+    assert default_methods(2) == ["sat", "cover"] and default_methods(4) == ["sat"]
 
 
 def test_count_json_is_one_object_and_exit_0(cli):

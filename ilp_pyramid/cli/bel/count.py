@@ -23,7 +23,9 @@ from ilp_pyramid.cli.options import (
     print_table,
 )
 from ilp_pyramid.puzzles.bel.count import (
+    COVER_MAX_N,
     DEFAULT_METHODS,
+    DEFAULT_METHODS_PAST_COVER,
     METHODS,
     CountReport,
     Split,
@@ -42,9 +44,11 @@ def count(
     method: str = typer.Option(None, "--method",
                                help=f"Counting methods, comma-separated, run one after the "
                                     f"other; every one that finishes must agree (default: "
-                                    f"{','.join(DEFAULT_METHODS)}; sat first where either is "
-                                    f"not installed) ({', '.join(METHODS)}; none: only the "
-                                    f"--approx estimate)."),
+                                    f"{','.join(DEFAULT_METHODS)} up to N={COVER_MAX_N}, "
+                                    f"{','.join(DEFAULT_METHODS_PAST_COVER)} past it; sat "
+                                    f"for a counter that is not installed) "
+                                    f"({', '.join(METHODS)}; none: only the --approx "
+                                    f"estimate)."),
     approx: bool = typer.Option(False, "--approx",
                                 help="Also ApproxMC's estimate with its (epsilon, delta) "
                                      "guarantee (pip install 'ilp-pyramid[count]')."),
@@ -72,27 +76,26 @@ def count(
                                 "core; at most the cores)."),
     json_out: bool = Json,
 ) -> None:
-    """Count Bel's Pyramids of N levels: labelled, and up to symmetry (the pyramid's 4^N
-    incidence automorphisms times the (2N-1)! label renamings).
+    """Count Bel's Pyramids of N levels: labelled, and up to symmetry (the pyramid's 4^N incidence
+    automorphisms times the (2N-1)! label renamings).
 
     Methods: sat (SAT enumeration, label renamings broken by first appearance), search (a
     compiled backtracking over line labels), cover (a compiled search over the X and Y lines,
-    the Z lines' completions of each leaf counted as exact covers: the labelled figure only,
+    the Z lines' completions of each leaf counted as exact covers, classes by Burnside's lemma;
     N <= 3), d4 and ganak (the #SAT counters D4 and Ganak, up to symmetry by Burnside's lemma;
-    pip install 'ilp-pyramid[count]'), scip (SCIP's counting mode on the CNF as a 0-1
-    program, the same way; pip install 'ilp-pyramid[scip]'). Classes of enumerated solutions
-    come from canonical forms, checked by the orbit-stabiliser theorem; class representatives
-    are verified. Exit codes: 0 counted (every finished method agrees), 1 the
-    methods disagree (no number printed), 2 bad input, 3 time limit before any method finished
-    (lower bounds printed as such), 130/143 interrupted. With --method none --approx: 0 once
-    ApproxMC answered, 3 if it did not within the time limit.
+    pip install 'ilp-pyramid[count]'), scip (SCIP's counting mode on the CNF as a 0-1 program,
+    the same way; pip install 'ilp-pyramid[scip]'). Classes of enumerated solutions come from
+    canonical forms, checked by the orbit-stabiliser theorem; class representatives are
+    verified. Exit codes: 0 counted (every finished method agrees), 1 the methods disagree (no
+    number printed), 2 bad input, 3 time limit before any method finished (lower bounds printed
+    as such), 130/143 interrupted. With --method none --approx: 0 once ApproxMC answered, 3 if
+    it did not within the time limit.
 
-    With --split K, cover, d4, ganak and scip count the labelled figure in cubes (K lines
-    given labels, first appearance along them; for cover at most the X and Y lines), each
-    cube in its own process, --jobs at a time; a cube past --cube-time CPU seconds is split
-    again. With --record DIR every counted cube is
-    kept in DIR and a rerun goes on from there; at the time limit the cubes counted so far
-    give a lower bound. Progress goes to stderr.
+    With --split K, cover, d4, ganak and scip count the labelled figure in cubes (K lines given
+    labels, first appearance along them; for cover at most the X and Y lines), each cube in its
+    own process, --jobs at a time; a cube past --cube-time CPU seconds is split again. With
+    --record DIR every counted cube is kept in DIR and a rerun goes on from there; at the time
+    limit the cubes counted so far give a lower bound. Progress goes to stderr.
     """
     methods = None if method is None else [
         m.strip() for m in method.split(",") if m.strip() and m.strip() != "none"]
