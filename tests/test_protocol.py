@@ -356,6 +356,18 @@ def test_iq_input_is_a_board_name_and_its_challenge_or_a_drawn_board():
         iq.parse("triangle\nZZZ\n")
 
 
+def test_bel_counts_its_labelled_pyramids_through_the_api():
+    """`ilp_pyramid.puzzle("bel").count(N)`: the default pair's labelled count (counts.md), a
+    time limit that stops it is TimeoutError, a size past the counts' range InputError."""
+    pytest.importorskip("py_d4", reason="the count extra is not installed")
+    bel = registry.get("bel")
+    assert bel.count(bel.instance(2)) == 2112
+    with pytest.raises(TimeoutError):
+        bel.count(bel.instance(3), {"time_limit": 0.5})
+    with pytest.raises(InputError):
+        bel.count(bel.instance(6))
+
+
 def test_iq_counts_the_fillings_of_a_small_board():
     iq = registry.get("iq")
     board = iq.instance("pyramid4")

@@ -162,8 +162,9 @@ class BelPuzzle:
 
     def count(self, instance: int,
               options: SolveOptions | Mapping[str, Any] | None = None) -> int:
-        """The labelled pyramids of N = `instance`, by SAT enumeration and, where D4 is
-        installed, D4 too (they must agree: SolverError otherwise); TimeoutError when
+        """The labelled pyramids of N = `instance`, by the default pair of methods (D4 and
+        cover up to N = 3, D4 and Ganak past it, sat for a counter that is not installed:
+        `count.default_methods`), which must agree (SolverError otherwise); TimeoutError when
         `options.time_limit` stops the count first. The count up to symmetry and each
         method's figures: `ilp_pyramid.puzzles.bel.count.count`."""
         from ilp_pyramid.puzzles.bel.count import check_n, count
