@@ -36,6 +36,19 @@ def records(path: Path) -> list[dict]:
 
 
 @SHARED_DASK
+def test_the_clusters_workers_run_without_the_profiler_no_dashboard_shows(dask_cluster):
+    """scheduler_and_workers' processes have no dashboard: their profiler would only spend
+    CPU that a measurement of them counts (bench/dask_processes.py)."""
+    import dask
+    from distributed import Client
+
+    with Client(dask_cluster[0], timeout="20s") as client:
+        seen = client.run(lambda: (dask.config.get("distributed.worker.profile.enabled"),
+                                   dask.config.get("distributed.admin.tick.interval")))
+    assert len(seen) == 2 and set(seen.values()) == {(False, "1000ms")}
+
+
+@SHARED_DASK
 @pytest.mark.slow  # a Dask cluster's start-up
 def test_bench_runs_on_the_cluster_and_resumes(dask_cluster, tmp_path):
     address, _ = dask_cluster
