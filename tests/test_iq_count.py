@@ -94,8 +94,13 @@ def test_unwritable_output_is_bad_input(cli, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
-@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-@pytest.mark.parametrize("written", [True, False], ids=["output", "quick-path"])
+# Each path with one signal and each signal on one path in the default suite; the other two
+# under `slow` (CI's stage 8): both signals take one path, cli/signals.py.
+@pytest.mark.parametrize("written, sig, code", [
+    pytest.param(True, signal.SIGINT, 130, id="output-2-130"),
+    pytest.param(False, signal.SIGTERM, 143, id="quick-path-15-143"),
+    pytest.param(True, signal.SIGTERM, 143, id="output-15-143", marks=pytest.mark.slow),
+    pytest.param(False, signal.SIGINT, 130, id="quick-path-2-130", marks=pytest.mark.slow)])
 def test_a_signal_stops_a_parallel_count_within_2_s_and_leaves_nothing(tmp_path, sig, code,
                                                                       written):
     args = ["iq", "count", "rectangle", "--jobs", 2] + (["-o", tmp_path / "r.txt"] if written
