@@ -256,7 +256,9 @@ def test_conquer_on_a_real_scheduler_with_two_workers_refutes_every_cube(tmp_pat
 @pytest.mark.slow
 @SHARED_DASK
 def test_conquer_at_n4_on_a_real_scheduler_with_two_workers_solves(tmp_path, dask_scheduler):
-    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 2, tmp_path, dask_scheduler)
+    # A cube time that lets a worker settle a cube of N=4 outright: at 2 s, on a slower
+    # machine, cubes split into a tree the test's 240 s did not see through.
+    result = on_a_real_scheduler(4, "+".join(HAS_SOLUTION), 30, tmp_path, dask_scheduler)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["status"] == "solved"
