@@ -288,6 +288,24 @@ def test_stop_ends_a_long_count_and_leaves_nothing_running(ui_server, browser_pa
 
 
 @pytest.mark.browser
+def test_a_click_pressed_before_a_redraw_and_released_after_it_counts(ui_server, browser_page):
+    """The answer to one click redraws the board; a click whose press came before that and its
+    release after lands on the same cell and counts (a board drawn anew under it lost it)."""
+    page = browser_page
+    open_page(page, ui_server.url)
+    page.click("[data-piece='B']")
+    first, second = (f"#challenge [data-cell='{x},{y}']" for x, y in BOOK["B"][:2])
+    box = page.locator(second).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.eval_on_selector(first, "cell => cell.click()")  # its answer redraws the board
+    page.wait_for_selector(f"{first}.draft")
+    page.mouse.up()
+    page.wait_for_selector(f"{second}.draft")
+    assert "2 of 5 cells clicked" in page.text_content("#tool")
+
+
+@pytest.mark.browser
 def test_a_custom_board_drawn_by_clicking_is_solved(ui_server, browser_page):
     page = browser_page
     open_page(page, ui_server.url)

@@ -187,6 +187,26 @@ def open_page(page, url: str) -> None:
 
 
 @pytest.mark.browser
+def test_a_click_pressed_before_a_redraw_and_released_after_it_counts(ui_server, browser_page):
+    """The server's verdict on a click redraws the grids; a click whose press came before
+    that and its release after lands on the same pixel and counts (grids drawn anew under
+    it lost it)."""
+    page = browser_page
+    open_page(page, ui_server.url)
+    first = "#grid-top td[data-row='0'][data-col='0']"
+    second = "#grid-top td[data-row='0'][data-col='1']"
+    box = page.locator(second).bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.eval_on_selector(first, "cell => cell.click()")  # its verdict redraws the grids
+    wait_for_check(page, {"top": ["x...", "....", "....", "...."],
+                          "front": ["...."] * 4, "side": ["...."] * 4}, "error")
+    page.mouse.up()
+    page.wait_for_selector(f"{second}.on")
+    assert page.locator("#grid-top td.on").count() == 2
+
+
+@pytest.mark.browser
 def test_click_three_views_solve_and_see_the_cubes(ui_server, browser_page):
     page = browser_page
     open_page(page, ui_server.url)

@@ -37,17 +37,29 @@ function paint(element, letter) {
 
 // `letters`: Map cell key -> letter; `marks`: Map cell key -> CSS class (given, pin, draft).
 function drawBoard(container, board, letters, {marks = new Map(), onClick = null} = {}) {
+  const dress = (element) => {
+    element.className = "iq-cell" + (board.dims === 3 ? " ball" : "");
+    const mark = marks.get(element.dataset.cell);
+    if (mark) element.classList.add(mark);
+    paint(element, letters.get(element.dataset.cell));
+  };
+  // The board drawn already (and not cleared since) is redrawn in place: a cell replaced
+  // under a click in flight (pressed on the old button, released on the new one) would lose
+  // that click.
+  if (container.drawn === board && container.clickable === Boolean(onClick)
+      && container.querySelector("[data-cell]")) {
+    for (const element of container.querySelectorAll("[data-cell]")) dress(element);
+    return;
+  }
   container.replaceChildren();
+  container.drawn = board; container.clickable = Boolean(onClick);
   container.dataset.board = board.name;
   const cell = (at, x, y) => {
     const element = document.createElement(onClick ? "button" : "div");
-    element.className = "iq-cell" + (board.dims === 3 ? " ball" : "");
     if (onClick) { element.type = "button"; element.addEventListener("click", () => onClick(at)); }
     element.dataset.cell = key(at);
     element.style.gridColumn = x + 1; element.style.gridRow = y + 1;
-    const mark = marks.get(key(at));
-    if (mark) element.classList.add(mark);
-    paint(element, letters.get(key(at)));
+    dress(element);
     return element;
   };
   // The grid's columns, for the page's style to fit its cells to a narrow screen.

@@ -27,26 +27,37 @@ function fromRows(list) { return list.map((row) => Array.from(row, (ch) => ch ==
 function drawGrids() {
   for (const name of NAMES) {
     const table = $(`grid-${name}`);
-    table.replaceChildren();
+    // A grid of the size drawn already is redrawn in place: a cell replaced under a click in
+    // flight (pressed on the old cell, released on the new one) would lose that click.
+    if (table.drawn !== state.n) buildGrid(table, name);
     const shown = state.check && state.check.shown ? state.check.shown[name] : null;
-    // Row and column numbers, as the reasons name the pixels ("top row 0 column 1").
-    const head = table.insertRow();
-    head.append(document.createElement("th"));
-    for (let c = 0; c < state.n; c++) head.append(Object.assign(document.createElement("th"),
-      {textContent: String(c)}));
-    state.views[name].forEach((row, r) => {
-      const tr = table.insertRow();
-      tr.append(Object.assign(document.createElement("th"), {textContent: String(r)}));
-      row.forEach((on, c) => {
-        const td = tr.insertCell();
-        td.dataset.row = r; td.dataset.col = c;
-        td.title = `${name} row ${r} column ${c}`;
-        td.classList.toggle("on", on);
-        // A set pixel the largest placement does not show: no cube can show it.
-        td.classList.toggle("missing", on && shown !== null && shown[r][c] !== "x");
-        td.addEventListener("click", () => toggle(name, r, c));
-      });
-    });
+    for (const td of table.querySelectorAll("td")) {
+      const r = Number(td.dataset.row), c = Number(td.dataset.col);
+      const on = state.views[name][r][c];
+      td.classList.toggle("on", on);
+      // A set pixel the largest placement does not show: no cube can show it.
+      td.classList.toggle("missing", on && shown !== null && shown[r][c] !== "x");
+    }
+  }
+}
+
+function buildGrid(table, name) {
+  table.replaceChildren();
+  table.drawn = state.n;
+  // Row and column numbers, as the reasons name the pixels ("top row 0 column 1").
+  const head = table.insertRow();
+  head.append(document.createElement("th"));
+  for (let c = 0; c < state.n; c++) head.append(Object.assign(document.createElement("th"),
+    {textContent: String(c)}));
+  for (let r = 0; r < state.n; r++) {
+    const tr = table.insertRow();
+    tr.append(Object.assign(document.createElement("th"), {textContent: String(r)}));
+    for (let c = 0; c < state.n; c++) {
+      const td = tr.insertCell();
+      td.dataset.row = r; td.dataset.col = c;
+      td.title = `${name} row ${r} column ${c}`;
+      td.addEventListener("click", () => toggle(name, r, c));
+    }
   }
 }
 
