@@ -57,16 +57,23 @@ def published() -> dict:
     return counted[-1]
 
 
+def assert_of_todays_formula(header: dict, method: str, formula: str) -> None:
+    """A record's first line names `method`, `formula` and today's key and line order."""
+    from ilp_pyramid.puzzles.bel.count_split import SplitCount, line_order
+
+    assert header["formula"] == formula and header["count"] == method
+    assert header["key"] == SplitCount(N, method, header["depth"], formula).key
+    assert header["order"] == list(line_order(N))
+
+
 def models(formula: str) -> int:
     """The record's models, after checking that it is of today's formula and holds every
     piece of its split once, each counted."""
-    from ilp_pyramid.puzzles.bel.count_split import SplitCount, line_order
+    from ilp_pyramid.puzzles.bel.count_split import line_order
 
     header, settled = record(formula)
-    assert header["formula"] == formula and header["count"] == "cover"
-    assert header["key"] == SplitCount(N, "cover", header["depth"], formula).key
+    assert_of_todays_formula(header, "cover", formula)
     order = list(line_order(N))
-    assert header["order"] == order
     pieces = {tuple(zip(order, labels, strict=False))
               for labels in first_appearance(header["depth"], LABELS)}
     assert pieces == set(settled), "the record's pieces are not the split's"
@@ -100,13 +107,10 @@ def test_d4s_record_so_far_agrees_with_cover_on_every_piece_it_has_finished(caps
     that D4 has counted in full (all of D4's deeper pieces below it) has the same models."""
     import importlib.util
 
-    from ilp_pyramid.puzzles.bel.count_split import SplitCount, line_order
 
     with gzip.open(D4_RECORD, "rt") as file:
         header, *rows = (json.loads(line) for line in file)
-    assert header["count"] == "d4" and header["formula"] == LABELLED
-    assert header["key"] == SplitCount(N, "d4", header["depth"], LABELLED).key
-    assert header["order"] == list(line_order(N))
+    assert_of_todays_formula(header, "d4", LABELLED)
     cubes = [tuple(map(tuple, row["cube"])) for row in rows]
     assert len(cubes) == len(set(cubes)), "a piece recorded twice"
     spec = importlib.util.spec_from_file_location(
